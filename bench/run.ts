@@ -1,0 +1,66 @@
+// npm run bench: every benchmark in one run, side by side with its baseline where it has one.
+// Prints a table and writes bench/results/latest.json (plus a dated copy).
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { benchCatalogThroughput } from './catalog-throughput.js';
+import { benchEngineImages } from './engine-images.js';
+
+interface Row {
+  what: string;
+  gateway: string;
+  baseline: string;
+  ratio: string;
+  target: string;
+  pass: boolean;
+}
+
+const rows: Row[] = [];
+const raw: Record<string, unknown> = {};
+
+const catalog = await benchCatalogThroughput();
+raw.catalog_throughput = catalog;
+rows.push({
+  what: catalog.name,
+  gateway: `${catalog.gateway_rps} req/s`,
+  baseline: `${catalog.baseline_rps} req/s (bare node:http)`,
+  ratio: `${catalog.ratio}x`,
+  target: `>= ${catalog.target_ratio}x`,
+  pass: catalog.ratio >= catalog.target_ratio,
+});
+
+const engine = await benchEngineImages();
+raw.engine_images = engine;
+for (const result of engine) {
+  rows.push({
+    what: result.name,
+    gateway: `p50 ${result.p50_ms.toFixed(1)} ms, p95 ${result.p95_ms.toFixed(1)} ms`,
+    baseline: '-',
+    ratio: '-',
+    target: `p50 <= ${result.target_ms} ms`,
+    pass: result.p50_ms <= result.target_ms,
+  });
+}
+
+const columns: (keyof Row)[] = ['what', 'gateway', 'baseline', 'ratio', 'target', 'pass'];
+const cell = (row: Row, c: keyof Row) => (c === 'pass' ? (row.pass ? 'yes' : 'NO') : String(row[c]));
+const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => cell(r, c).length)));
+const line = (cells: string[]) => cells.map((v, i) => v.padEnd(widths[i] ?? 0)).join(' | ');
+process.stdout.write(`${line(columns)}\n${widths.map((w) => '-'.repeat(w)).join('-|-')}\n`);
+for (const row of rows) process.stdout.write(`${line(columns.map((c) => cell(row, c)))}\n`);
+
+const report = {
+  date: new Date().toISOString(),
+  node: process.version,
+  cpus: cpus().length,
+  cpu_model: cpus()[0]?.model ?? 'unknown',
+  rows,
+  raw,
+};
+const dir = fileURLToPath(new URL('../../bench/results/', import.meta.url));
+mkdirSync(dir, { recursive: true });
+const json = `${JSON.stringify(report, null, 2)}\n`;
+writeFileSync(`${dir}latest.json`, json);
+writeFileSync(`${dir}${report.date.slice(0, 10)}.json`, json);
+process.stdout.write(`\nwritten to bench/results/latest.json\n`);
+process.exit(rows.every((r) => r.pass) ? 0 : 1);

@@ -1,0 +1,79 @@
+// mgw: the owner's command line. A thin door over the same core as HTTP and the studio.
+import { balanceCommand } from './cli/balance-command.js';
+import { keysCommand } from './cli/keys-command.js';
+import { modelsCommand } from './cli/models-command.js';
+import { serveCommand } from './cli/serve-command.js';
+import { UsageError } from './cli/args.js';
+import { resolveDataDir } from './core/config.js';
+import { isGatewayError } from './core/errors.js';
+import { createGateway, type Gateway } from './core/gateway.js';
+
+const HELP = `mgw: the Media Gateway Studio command line
+
+  mgw serve [--host 127.0.0.1] [--port 8787] [--data-dir DIR]
+  mgw keys create --access free|pro|balance [--balance-usd N] [--allowance-usd N] [--label TEXT] [--json]
+  mgw keys list [--json]
+  mgw keys revoke <key-id>
+  mgw balance top-up <key-id> <usd>
+  mgw balance show <key-id> [--json]
+  mgw models list [--json]
+  mgw models put <id> [--provider ID] [--upstream-model NAME] --json '<model record fields>'
+  mgw models remove <id>
+
+Every command takes --data-dir DIR (default: $MGW_DATA_DIR, else the platform's app-data folder).
+`;
+
+type Command = (gateway: Gateway, sub: string, argv: string[]) => Promise<void>;
+const GROUPS: Record<string, Command> = { keys: keysCommand, balance: balanceCommand, models: modelsCommand };
+
+/** --data-dir may appear anywhere; it is taken out before the command parses the rest. */
+function takeDataDir(argv: string[]): { dataDir: string | undefined; rest: string[] } {
+  const rest: string[] = [];
+  let dataDir: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? '';
+    if (arg === '--data-dir') {
+      dataDir = argv[++i];
+      if (dataDir === undefined || dataDir.startsWith('--')) throw new UsageError('--data-dir needs a directory');
+    } else if (arg.startsWith('--data-dir=')) {
+      dataDir = arg.slice('--data-dir='.length);
+    } else rest.push(arg);
+  }
+  return { dataDir, rest };
+}
+
+export async function main(argv: string[]): Promise<number> {
+  try {
+    const { dataDir, rest } = takeDataDir(argv);
+    const [command, sub, ...tail] = rest;
+    if (!command || command === 'help' || command === '--help' || command === '-h') {
+      process.stdout.write(HELP);
+      return command ? 0 : 2;
+    }
+    if (command === 'serve') {
+      await serveCommand(rest.slice(1), resolveDataDir(dataDir));
+      return -1; // keeps running
+    }
+    const group = GROUPS[command];
+    if (!group) throw new UsageError(`unknown command "${command}" (try: mgw help)`);
+    if (!sub) throw new UsageError(`"mgw ${command}" needs a subcommand (try: mgw help)`);
+    const gateway = await createGateway({ dataDir: resolveDataDir(dataDir) });
+    try {
+      await group(gateway, sub, tail);
+    } finally {
+      await gateway.close();
+    }
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`mgw: ${error.message}\n`);
+      return 2;
+    }
+    if (isGatewayError(error)) {
+      process.stderr.write(`mgw: ${error.message}\n`);
+      return error.status === 404 || error.status === 400 ? 2 : 1;
+    }
+    process.stderr.write(`mgw: ${(error as Error).message ?? String(error)}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,50 @@
+// Argument parsing for mgw: node's strict parseArgs, with every mistake turned into a one-line
+// UsageError (exit status 2) instead of a stack trace.
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { parseUsd } from '../core/billing/money.js';
+
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+export const DATA_DIR_OPTION: Options = { 'data-dir': { type: 'string' } };
+
+export interface Parsed {
+  values: Record<string, string | boolean | undefined>;
+  positionals: string[];
+}
+
+export function parse(argv: string[], options: Options, positionals: { min: number; max: number; usage: string }): Parsed {
+  let result;
+  try {
+    result = parseArgs({ args: argv, options: { ...DATA_DIR_OPTION, ...options }, allowPositionals: true, strict: true });
+  } catch (error) {
+    // parseArgs messages are one line already; drop its suggestion about '--' to keep it short.
+    throw new UsageError(`${(error as Error).message.split('\n')[0]} (usage: ${positionals.usage})`);
+  }
+  const count = result.positionals.length;
+  if (count < positionals.min || count > positionals.max) {
+    throw new UsageError(`wrong number of arguments (usage: ${positionals.usage})`);
+  }
+  return { values: result.values as Parsed['values'], positionals: result.positionals };
+}
+
+export function stringOpt(parsed: Parsed, name: string): string | undefined {
+  const value = parsed.values[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+export function usdArg(text: string | undefined, name: string): number | undefined {
+  if (text === undefined) return undefined;
+  const nano = parseUsd(text);
+  if (nano === null) throw new UsageError(`${name} must be a non-negative decimal amount in USD, got "${text}"`);
+  return nano;
+}
+
+export function portArg(text: string | undefined, fallback: number): number {
+  if (text === undefined) return fallback;
+  if (!/^\d{1,5}$/.test(text) || Number(text) > 65535) throw new UsageError(`--port must be 0-65535, got "${text}"`);
+  return Number(text);
+}

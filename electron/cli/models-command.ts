@@ -1,0 +1,94 @@
+import type { ModelRecord } from '../../shared/api-types.js';
+import type { Gateway } from '../core/gateway.js';
+import { parse, stringOpt, UsageError } from './args.js';
+import { printJson, printTable } from './output.js';
+
+const USAGE = {
+  list: 'mgw models list [--json]',
+  put: "mgw models put <id> [--provider ID] [--upstream-model NAME] --json '<model record fields>'",
+  remove: 'mgw models remove <id>',
+};
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Fields merge into the existing record; `pricing` and `capabilities` merge one level deeper. */
+function mergeRecord(base: Json, patch: Json): Json {
+  const merged: Json = { ...base, ...patch };
+  for (const key of ['pricing', 'capabilities', 'modalities', 'context_window']) {
+    if (isObject(base[key]) && isObject(patch[key])) merged[key] = { ...base[key], ...patch[key] };
+  }
+  return merged;
+}
+
+export async function modelsCommand(gateway: Gateway, sub: string, argv: string[]): Promise<void> {
+  switch (sub) {
+    case 'list': {
+      const args = parse(argv, { json: { type: 'boolean' } }, { min: 0, max: 0, usage: USAGE.list });
+      const entries = await gateway.catalog.entries();
+      if (args.values.json) {
+        return printJson(entries.map((e) => ({ provider: e.providerId, upstream_model: e.upstreamModel, source: e.source, record: e.record })));
+      }
+      printTable(
+        entries.map(({ record, providerId, upstreamModel }) => ({
+          id: record.id,
+          type: record.model_type,
+          tier: record.tier,
+          pricing: describePricing(record),
+          provider: `${providerId}:${upstreamModel}`,
+        })),
+        ['id', 'type', 'tier', 'pricing', 'provider'],
+      );
+      return;
+    }
+    case 'put': {
+      const args = parse(
+        argv,
+        { provider: { type: 'string' }, 'upstream-model': { type: 'string' }, json: { type: 'string' } },
+        { min: 1, max: 1, usage: USAGE.put },
+      );
+      const id = args.positionals[0] ?? '';
+      const jsonText = stringOpt(args, 'json');
+      if (jsonText === undefined) throw new UsageError(`--json is required (usage: ${USAGE.put})`);
+      let patch: unknown;
+      try {
+        patch = JSON.parse(jsonText);
+      } catch (error) {
+        throw new UsageError(`--json is not valid JSON: ${(error as Error).message}`);
+      }
+      if (!isObject(patch)) throw new UsageError('--json must be a JSON object of model record fields');
+      const existing = await gateway.catalog.find(id);
+      const providerId = stringOpt(args, 'provider') ?? existing?.providerId;
+      if (!providerId) throw new UsageError(`--provider is required for a new model (usage: ${USAGE.put})`);
+      gateway.providers.get(providerId); // fails clearly when the provider is unknown
+      const base: Json = existing
+        ? (existing.record as unknown as Json)
+        : { object: 'model', created: Math.floor(gateway.clock.now() / 1000), owned_by: providerId };
+      const record = mergeRecord(base, { ...patch, id });
+      const entry = await gateway.catalog.put({
+        record: record as unknown as ModelRecord,
+        providerId,
+        upstreamModel: stringOpt(args, 'upstream-model') ?? existing?.upstreamModel ?? id,
+      });
+      process.stdout.write(`${existing ? 'Updated' : 'Added'} model ${entry.record.id} (${describePricing(entry.record)}).\n`);
+      return;
+    }
+    case 'remove': {
+      const args = parse(argv, {}, { min: 1, max: 1, usage: USAGE.remove });
+      await gateway.catalog.remove(args.positionals[0] ?? '');
+      process.stdout.write(`Removed model ${args.positionals[0]}.\n`);
+      return;
+    }
+    default:
+      throw new UsageError(`unknown models command "${sub}" (usage: mgw models list|put|remove)`);
+  }
+}
+
+function describePricing(record: ModelRecord): string {
+  const p = record.pricing;
+  if (record.pricing_mode === 'token') {
+    const minimum = p.minimum_request_price_usd !== undefined ? `, min ${p.minimum_request_price_usd}` : '';
+    return `in ${p.input ?? 0} / out ${p.output ?? 0} ${p.currency} per ${p.unit}${minimum}`;
+  }
+  return `${p.price ?? 0} ${p.currency} per ${p.unit}`;
+}

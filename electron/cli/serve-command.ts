@@ -1,0 +1,37 @@
+import pino from 'pino';
+import { loadSettings } from '../core/config.js';
+import { createGateway, recoverAfterCrash } from '../core/gateway.js';
+import { startHttpServer } from '../http/server.js';
+import { parse, portArg, stringOpt } from './args.js';
+
+const USAGE = 'mgw serve [--host 127.0.0.1] [--port 8787] [--data-dir DIR]';
+export const DEFAULT_PORT = 8787;
+
+/** Runs the gateway until SIGINT/SIGTERM. Logs go to stderr as JSON lines; stdout is for people. */
+export async function serveCommand(argv: string[], dataDir: string): Promise<void> {
+  const args = parse(argv, { host: { type: 'string' }, port: { type: 'string' } }, { min: 0, max: 0, usage: USAGE });
+  const host = stringOpt(args, 'host') ?? '127.0.0.1';
+  const port = portArg(stringOpt(args, 'port'), DEFAULT_PORT);
+  const settings = loadSettings(dataDir);
+  const logger = pino(
+    { level: process.env.MGW_LOG_LEVEL ?? 'info', redact: ['req.headers.authorization', '*.token', '*.api_key'] },
+    pino.destination(2),
+  );
+
+  const gateway = await createGateway({ dataDir, logger });
+  await recoverAfterCrash(gateway);
+  const server = await startHttpServer(gateway, { host, port, allowedHosts: settings.allowedHosts, logger });
+  process.stdout.write(`mgw: listening on ${server.baseUrl} (data dir ${dataDir})\n`);
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    await server.close();
+    await gateway.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void stop('SIGINT'));
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+}

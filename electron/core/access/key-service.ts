@@ -1,0 +1,149 @@
+// API keys. The token is shown once, at creation; the database keeps only its SHA-256, and
+// lookups compare hashes in constant time. Every request reads the database (no cache), so a
+// key revoked from the CLI stops working on a running server at once.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { AccessType, KeyInfo } from '../../../shared/api-types.js';
+import type { BillingService } from '../billing/billing-service.js';
+import type { Clock } from '../clock.js';
+import { GatewayError } from '../errors.js';
+import { randomId } from '../ids.js';
+import type { Store } from '../store/database.js';
+import type { ApiKeyRow } from '../store/schema.js';
+import type { Principal } from './principal.js';
+
+export const ACCESS_TYPES: readonly AccessType[] = ['free', 'pro', 'balance'];
+
+/** mgw_<12 id chars>_<secret>: the id part finds the row, the whole token is what is hashed. */
+const TOKEN = /^mgw_([a-z0-9]{12})_([A-Za-z0-9_-]{43})$/;
+
+export interface CreateKeyOptions {
+  access: AccessType;
+  balanceNano?: number;
+  allowanceNano?: number;
+  label?: string;
+}
+
+export interface CreatedKey {
+  key: KeyInfo;
+  token: string;
+}
+
+const hashToken = (token: string): Buffer => createHash('sha256').update(token).digest();
+
+export class KeyService {
+  constructor(
+    private readonly store: Store,
+    private readonly billing: BillingService,
+    private readonly clock: Clock,
+  ) {}
+
+  async create(options: CreateKeyOptions): Promise<CreatedKey> {
+    if (!ACCESS_TYPES.includes(options.access)) {
+      throw new GatewayError('invalid_request', `Unknown access type ${String(options.access)}.`, 'access');
+    }
+    const idPart = randomId(12);
+    const token = `mgw_${idPart}_${randomBytes(32).toString('base64url')}`;
+    const id = `key_${idPart}`;
+    const label = (options.label ?? '').slice(0, 200);
+    await this.store.tx(async (trx) => {
+      const accountId = await this.billing.createAccount(
+        trx,
+        options.access,
+        options.balanceNano ?? 0,
+        options.allowanceNano ?? 0,
+      );
+      await trx
+        .insertInto('api_keys')
+        .values({
+          id,
+          account_id: accountId,
+          label,
+          token_hash: hashToken(token).toString('hex'),
+          token_hint: `mgw_${idPart}_…${token.slice(-4)}`,
+          created_at: this.clock.now(),
+          revoked_at: null,
+          last_used_at: null,
+        })
+        .execute();
+    });
+    return { key: await this.get(id), token };
+  }
+
+  async list(): Promise<KeyInfo[]> {
+    const rows = await this.selectKeys().orderBy('api_keys.created_at', 'asc').execute();
+    return rows.map(toInfo);
+  }
+
+  async get(id: string): Promise<KeyInfo> {
+    const row = await this.selectKeys().where('api_keys.id', '=', id).executeTakeFirst();
+    if (!row) throw new GatewayError('not_found', `No key with id ${id}.`, 'key_id');
+    return toInfo(row);
+  }
+
+  async revoke(id: string): Promise<KeyInfo> {
+    const result = await this.store.db
+      .updateTable('api_keys')
+      .set({ revoked_at: this.clock.now() })
+      .where('id', '=', id)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 0) await this.get(id); // 404 when missing; already revoked is fine
+    return this.get(id);
+  }
+
+  /** Resolves a bearer token to its principal, or throws 401 invalid_api_key. */
+  async authenticate(token: string): Promise<Principal> {
+    const match = TOKEN.exec(token);
+    const row = match
+      ? await this.store.db
+          .selectFrom('api_keys')
+          .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
+          .select(['api_keys.id', 'api_keys.account_id', 'api_keys.token_hash', 'api_keys.revoked_at', 'accounts.access_type'])
+          .where('api_keys.id', '=', `key_${match[1]}`)
+          .executeTakeFirst()
+      : undefined;
+    // Hash and compare even when the row is missing, so timing does not tell which ids exist.
+    const expected = row ? Buffer.from(row.token_hash, 'hex') : Buffer.alloc(32);
+    const matches = timingSafeEqual(hashToken(token), expected);
+    if (!row || !matches || row.revoked_at !== null) {
+      throw new GatewayError('invalid_api_key', 'The API key is not valid.');
+    }
+    return { keyId: row.id, accountId: row.account_id, access: row.access_type as AccessType };
+  }
+
+  /** The account behind a key id, for CLI commands addressed by key. */
+  async accountOf(keyId: string): Promise<string> {
+    return (await this.get(keyId)).account_id;
+  }
+
+  private selectKeys() {
+    return this.store.db
+      .selectFrom('api_keys')
+      .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
+      .select([
+        'api_keys.id',
+        'api_keys.label',
+        'api_keys.account_id',
+        'api_keys.token_hint',
+        'api_keys.created_at',
+        'api_keys.revoked_at',
+        'accounts.access_type',
+      ]);
+  }
+}
+
+type KeyListRow = Pick<ApiKeyRow, 'id' | 'label' | 'account_id' | 'token_hint' | 'created_at' | 'revoked_at'> & {
+  access_type: string;
+};
+
+function toInfo(row: KeyListRow): KeyInfo {
+  return {
+    id: row.id,
+    label: row.label,
+    access: row.access_type as AccessType,
+    account_id: row.account_id,
+    token_hint: row.token_hint,
+    created_at: new Date(row.created_at).toISOString(),
+    revoked_at: row.revoked_at === null ? null : new Date(row.revoked_at).toISOString(),
+  };
+}

@@ -1,0 +1,230 @@
+// Accounts, holds and the ledger. Every money movement is one immediate transaction that writes
+// the account row and a ledger row together, so the invariants hold at every moment:
+//   balance = top-ups - charges;  available = balance + allowance left - active holds >= 0;
+//   every hold ends exactly once (consumed or released).
+import type { AccessType, BalanceView } from '../../../shared/api-types.js';
+import type { Clock } from '../clock.js';
+import { GatewayError } from '../errors.js';
+import { newId } from '../ids.js';
+import type { Db, Store } from '../store/database.js';
+import type { AccountRow, HoldRow, LedgerRow } from '../store/schema.js';
+import { formatUsd } from './money.js';
+
+export interface HoldResult {
+  holdId: string;
+  amountNano: number;
+}
+
+export const allowanceLeft = (a: AccountRow): number => Math.max(0, a.allowance_nano - a.allowance_used_nano);
+export const availableNano = (a: AccountRow): number => a.balance_nano + allowanceLeft(a) - a.held_nano;
+
+export class BillingService {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+  ) {}
+
+  async createAccount(trx: Db, access: AccessType, balanceNano: number, allowanceNano: number): Promise<string> {
+    const id = newId('acct', 12);
+    const now = this.clock.now();
+    await trx
+      .insertInto('accounts')
+      .values({
+        id,
+        access_type: access,
+        balance_nano: 0,
+        allowance_nano: allowanceNano,
+        allowance_used_nano: 0,
+        held_nano: 0,
+        period_started_at: now,
+        created_at: now,
+      })
+      .execute();
+    if (balanceNano > 0) await this.topUpIn(trx, id, balanceNano, 'initial balance');
+    return id;
+  }
+
+  async getAccount(accountId: string, trx: Db = this.store.db): Promise<AccountRow> {
+    const row = await trx.selectFrom('accounts').selectAll().where('id', '=', accountId).executeTakeFirst();
+    if (!row) throw new GatewayError('not_found', `No account ${accountId}.`, 'account_id');
+    return row;
+  }
+
+  async topUp(accountId: string, amountNano: number, ref = 'top-up'): Promise<BalanceView> {
+    if (!Number.isSafeInteger(amountNano) || amountNano <= 0) {
+      throw new GatewayError('invalid_request', 'A top-up must be a positive amount.', 'amount');
+    }
+    await this.store.tx(async (trx) => {
+      await this.getAccount(accountId, trx);
+      await this.topUpIn(trx, accountId, amountNano, ref);
+    });
+    return this.view(accountId);
+  }
+
+  private async topUpIn(trx: Db, accountId: string, amountNano: number, ref: string): Promise<void> {
+    await trx
+      .updateTable('accounts')
+      .set((eb) => ({ balance_nano: eb('balance_nano', '+', amountNano) }))
+      .where('id', '=', accountId)
+      .execute();
+    await this.ledger(trx, accountId, 'top_up', amountNano, amountNano, 0, null, ref);
+  }
+
+  async view(accountId: string): Promise<BalanceView> {
+    const a = await this.getAccount(accountId);
+    return {
+      account_id: a.id,
+      access: a.access_type as AccessType,
+      balance_usd: formatUsd(a.balance_nano),
+      allowance_remaining_usd: formatUsd(allowanceLeft(a)),
+      holds_usd: formatUsd(a.held_nano),
+      available_usd: formatUsd(availableNano(a)),
+    };
+  }
+
+  /** Reserves `amountNano` or refuses with 402; nothing is written on refusal. */
+  async reserve(accountId: string, amountNano: number, purpose: string, ref: string | null): Promise<HoldResult> {
+    return this.store.tx((trx) => this.reserveIn(trx, accountId, amountNano, purpose, ref));
+  }
+
+  async reserveIn(trx: Db, accountId: string, amountNano: number, purpose: string, ref: string | null): Promise<HoldResult> {
+    const account = await this.getAccount(accountId, trx);
+    const available = availableNano(account);
+    if (available < amountNano) {
+      throw new GatewayError(
+        'insufficient_balance',
+        `Insufficient balance: this request needs $${formatUsd(amountNano)} but $${formatUsd(Math.max(0, available))} is available.`,
+      );
+    }
+    const holdId = newId('hold', 16);
+    await trx
+      .insertInto('holds')
+      .values({
+        id: holdId,
+        account_id: accountId,
+        amount_nano: amountNano,
+        status: 'active',
+        purpose,
+        ref,
+        charged_nano: 0,
+        created_at: this.clock.now(),
+        settled_at: null,
+      })
+      .execute();
+    await trx
+      .updateTable('accounts')
+      .set((eb) => ({ held_nano: eb('held_nano', '+', amountNano) }))
+      .where('id', '=', accountId)
+      .execute();
+    await this.ledger(trx, accountId, 'reserve', amountNano, 0, 0, holdId, ref);
+    return { holdId, amountNano };
+  }
+
+  /**
+   * Ends a hold by charging `chargeNano` (allowance first, then balance). A charge above the hold
+   * (an upstream reporting more usage than estimated) is capped at what the account can cover.
+   * Returns the amount charged, or null when the hold had already ended.
+   */
+  async consume(holdId: string, chargeNano: number): Promise<number | null> {
+    return this.store.tx(async (trx) => {
+      const hold = await this.activeHold(trx, holdId);
+      if (!hold) return null;
+      const account = await this.getAccount(hold.account_id, trx);
+      const coverable = availableNano(account) + hold.amount_nano;
+      const charged = Math.max(0, Math.min(chargeNano, coverable));
+      const fromAllowance = Math.min(charged, allowanceLeft(account));
+      const fromBalance = charged - fromAllowance;
+      await this.endHold(trx, hold, 'consumed', charged);
+      await trx
+        .updateTable('accounts')
+        .set((eb) => ({
+          held_nano: eb('held_nano', '-', hold.amount_nano),
+          allowance_used_nano: eb('allowance_used_nano', '+', fromAllowance),
+          balance_nano: eb('balance_nano', '-', fromBalance),
+        }))
+        .where('id', '=', hold.account_id)
+        .execute();
+      await this.ledger(trx, hold.account_id, 'consume', charged, -fromBalance, -fromAllowance, hold.id, hold.ref);
+      return charged;
+    });
+  }
+
+  /** Releases a hold; returns false when it had already ended (so callers can be idempotent). */
+  async release(holdId: string): Promise<boolean> {
+    return this.store.tx(async (trx) => {
+      const hold = await this.activeHold(trx, holdId);
+      if (!hold) return false;
+      await this.endHold(trx, hold, 'released', 0);
+      await trx
+        .updateTable('accounts')
+        .set((eb) => ({ held_nano: eb('held_nano', '-', hold.amount_nano) }))
+        .where('id', '=', hold.account_id)
+        .execute();
+      await this.ledger(trx, hold.account_id, 'release', hold.amount_nano, 0, 0, hold.id, hold.ref);
+      return true;
+    });
+  }
+
+  /** Holds of synchronous requests cannot outlive the process: release those a crash left behind. */
+  async releaseOrphans(purpose: string): Promise<number> {
+    const orphans = await this.store.db
+      .selectFrom('holds')
+      .select('id')
+      .where('status', '=', 'active')
+      .where('purpose', '=', purpose)
+      .execute();
+    let released = 0;
+    for (const { id } of orphans) if (await this.release(id)) released++;
+    return released;
+  }
+
+  async ledgerFor(accountId: string, limit = 100): Promise<LedgerRow[]> {
+    return this.store.db
+      .selectFrom('ledger')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .execute();
+  }
+
+  private async activeHold(trx: Db, holdId: string): Promise<HoldRow | undefined> {
+    return trx.selectFrom('holds').selectAll().where('id', '=', holdId).where('status', '=', 'active').executeTakeFirst();
+  }
+
+  private async endHold(trx: Db, hold: HoldRow, status: 'consumed' | 'released', charged: number): Promise<void> {
+    const result = await trx
+      .updateTable('holds')
+      .set({ status, charged_nano: charged, settled_at: this.clock.now() })
+      .where('id', '=', hold.id)
+      .where('status', '=', 'active')
+      .executeTakeFirst();
+    // The transaction holds the write lock, so this can only fail if the row changed under us.
+    if (Number(result.numUpdatedRows) !== 1) throw new Error(`hold ${hold.id} ended twice`);
+  }
+
+  private async ledger(
+    trx: Db,
+    accountId: string,
+    kind: LedgerRow['kind'],
+    amount: number,
+    balanceDelta: number,
+    allowanceDelta: number,
+    holdId: string | null,
+    ref: string | null,
+  ): Promise<void> {
+    await trx
+      .insertInto('ledger')
+      .values({
+        account_id: accountId,
+        kind,
+        amount_nano: amount,
+        balance_delta_nano: balanceDelta,
+        allowance_delta_nano: allowanceDelta,
+        hold_id: holdId,
+        ref,
+        created_at: this.clock.now(),
+      })
+      .execute();
+  }
+}

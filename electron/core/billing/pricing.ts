@@ -1,0 +1,54 @@
+// Price formulas of the contract (Billing formulas), computed in integer nano-USD.
+import type { Pricing } from '../../../shared/api-types.js';
+import { invalid } from '../errors.js';
+import { ceilToCostGrid, usdToNano } from './money.js';
+
+export interface TokenUsage {
+  input_tokens: number;
+  output_tokens: number;
+  /** Cache tokens the provider reported, if any. */
+  cache_tokens?: number;
+}
+
+const UNIT = /^\s*(\d+(?:\.\d+)?)\s*([kKmM]?)\s*tokens?\s*$/;
+
+/** How many tokens the record's `unit` prices: "1M tokens" -> 1e6, "1K tokens" -> 1e3, "token" -> 1. */
+export function tokensPerUnit(unit: string): number {
+  const match = UNIT.exec(unit);
+  if (!match) return 1_000_000;
+  const scale = match[2]?.toLowerCase() === 'm' ? 1_000_000 : match[2]?.toLowerCase() === 'k' ? 1_000 : 1;
+  return Number(match[1]) * scale;
+}
+
+function assertUsd(pricing: Pricing): void {
+  if (pricing.currency.toUpperCase() !== 'USD') {
+    throw invalid(`This model is priced in ${pricing.currency}; only USD pricing can be billed.`, 'model');
+  }
+}
+
+/**
+ * Token models: (input_tokens * input + output_tokens * output) / tokens-per-unit, then
+ * max(cost, minimum_request_price_usd). Cache tokens are billed at the input price and, when
+ * the provider reports any, counted as at least `minimum_cache_tokens`.
+ */
+export function tokenCostNano(pricing: Pricing, usage: TokenUsage): number {
+  assertUsd(pricing);
+  const perUnit = BigInt(Math.round(tokensPerUnit(pricing.unit)));
+  const inputPrice = BigInt(usdToNano(pricing.input ?? 0));
+  const outputPrice = BigInt(usdToNano(pricing.output ?? 0));
+  let cacheTokens = usage.cache_tokens ?? 0;
+  if (usage.cache_tokens !== undefined && pricing.minimum_cache_tokens !== undefined) {
+    cacheTokens = Math.max(cacheTokens, pricing.minimum_cache_tokens);
+  }
+  const weighted =
+    BigInt(usage.input_tokens + cacheTokens) * inputPrice + BigInt(usage.output_tokens) * outputPrice;
+  // Round up to the nano, then up to the 8-decimal grid of cost_usd.
+  const nano = Number((weighted + perUnit - 1n) / perUnit);
+  const minimum = pricing.minimum_request_price_usd !== undefined ? usdToNano(pricing.minimum_request_price_usd) : 0;
+  return ceilToCostGrid(Math.max(nano, minimum));
+}
+
+/** Video models: seconds * price per second (route prices are chosen by the caller). */
+export function perSecondCostNano(pricePerSecondUsd: number, seconds: number): number {
+  return ceilToCostGrid(usdToNano(pricePerSecondUsd) * seconds);
+}

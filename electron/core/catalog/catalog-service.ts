@@ -1,0 +1,158 @@
+// The live catalog. Records live in the database, so an owner's change from the CLI (another
+// process) or from the studio shows in the very next GET /v1/models. Reads are served from a
+// cache that is checked against SQLite's data_version (one synchronous pragma) and the
+// catalog revision a trigger bumps on every change, so the hot path stays a memory read.
+import type { ModelList, ModelRecord } from '../../../shared/api-types.js';
+import type { Clock } from '../clock.js';
+import { GatewayError } from '../errors.js';
+import type { Store } from '../store/database.js';
+import { assertModelRecord } from './model-record-schema.js';
+
+export interface CatalogEntry {
+  record: ModelRecord;
+  providerId: string;
+  upstreamModel: string;
+  source: 'builtin' | 'owner';
+}
+
+interface Snapshot {
+  revision: string;
+  entries: Map<string, CatalogEntry>;
+  list: ModelList;
+  body: Buffer;
+}
+
+type Listener = () => void;
+
+export class CatalogService {
+  private snapshot: Snapshot | null = null;
+  private seenDataVersion = -1;
+  private readonly listeners = new Set<Listener>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+  ) {}
+
+  /** The serialized `{object: "list", data}` body, ready to send. */
+  async listBody(): Promise<Buffer> {
+    return (await this.current()).body;
+  }
+
+  async list(): Promise<ModelRecord[]> {
+    return (await this.current()).list.data;
+  }
+
+  async entries(): Promise<CatalogEntry[]> {
+    return [...(await this.current()).entries.values()];
+  }
+
+  async find(id: string): Promise<CatalogEntry | undefined> {
+    return (await this.current()).entries.get(id);
+  }
+
+  /** Adds or replaces a model (validated against the record schema). */
+  async put(entry: Omit<CatalogEntry, 'source'> & { source?: CatalogEntry['source'] }): Promise<CatalogEntry> {
+    const record = assertModelRecord(entry.record);
+    await this.store.db
+      .insertInto('models')
+      .values({
+        id: record.id,
+        provider_id: entry.providerId,
+        upstream_model: entry.upstreamModel,
+        record_json: JSON.stringify(record),
+        source: entry.source ?? 'owner',
+        updated_at: this.clock.now(),
+      })
+      .onConflict((oc) =>
+        oc.column('id').doUpdateSet({
+          provider_id: entry.providerId,
+          upstream_model: entry.upstreamModel,
+          record_json: JSON.stringify(record),
+          source: entry.source ?? 'owner',
+          updated_at: this.clock.now(),
+        }),
+      )
+      .execute();
+    this.invalidate();
+    return { record, providerId: entry.providerId, upstreamModel: entry.upstreamModel, source: entry.source ?? 'owner' };
+  }
+
+  async remove(id: string): Promise<void> {
+    const result = await this.store.db.deleteFrom('models').where('id', '=', id).executeTakeFirst();
+    if (Number(result.numDeletedRows) === 0) throw new GatewayError('not_found', `No model ${id} in the catalog.`, 'model');
+    this.invalidate();
+  }
+
+  /**
+   * Seeds built-in records once per data dir: later owner edits (prices, removal) are kept.
+   * A `seeded:<id>` marker remembers that a record was seeded even after the owner removes it.
+   */
+  async seed(entries: Omit<CatalogEntry, 'source'>[]): Promise<void> {
+    await this.store.tx(async (trx) => {
+      for (const entry of entries) {
+        const marker = `seeded:${entry.record.id}`;
+        const seen = await trx.selectFrom('meta').select('key').where('key', '=', marker).executeTakeFirst();
+        if (seen) continue;
+        await trx
+          .insertInto('models')
+          .values({
+            id: entry.record.id,
+            provider_id: entry.providerId,
+            upstream_model: entry.upstreamModel,
+            record_json: JSON.stringify(assertModelRecord(entry.record)),
+            source: 'builtin',
+            updated_at: this.clock.now(),
+          })
+          .onConflict((oc) => oc.column('id').doNothing())
+          .execute();
+        await trx.insertInto('meta').values({ key: marker, value: String(this.clock.now()) }).execute();
+      }
+    });
+    this.invalidate();
+  }
+
+  /** Called when the catalog changed; the studio pushes catalog events from here. */
+  onChange(listener: Listener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private invalidate(): void {
+    this.seenDataVersion = -1;
+    this.snapshot = null;
+    for (const listener of this.listeners) listener();
+  }
+
+  private async current(): Promise<Snapshot> {
+    const dataVersion = this.store.dataVersion();
+    if (this.snapshot && dataVersion === this.seenDataVersion) return this.snapshot;
+    const revision = await this.revision();
+    this.seenDataVersion = dataVersion;
+    if (this.snapshot && this.snapshot.revision === revision) return this.snapshot;
+    const changed = this.snapshot !== null;
+    this.snapshot = await this.load(revision);
+    if (changed) for (const listener of this.listeners) listener();
+    return this.snapshot;
+  }
+
+  private async revision(): Promise<string> {
+    const row = await this.store.db.selectFrom('meta').select('value').where('key', '=', 'catalog_revision').executeTakeFirst();
+    return row?.value ?? '0';
+  }
+
+  private async load(revision: string): Promise<Snapshot> {
+    const rows = await this.store.db.selectFrom('models').selectAll().orderBy('source').orderBy('id').execute();
+    const entries = new Map<string, CatalogEntry>();
+    for (const row of rows) {
+      entries.set(row.id, {
+        record: JSON.parse(row.record_json) as ModelRecord,
+        providerId: row.provider_id,
+        upstreamModel: row.upstream_model,
+        source: row.source,
+      });
+    }
+    const list: ModelList = { object: 'list', data: [...entries.values()].map((e) => e.record) };
+    return { revision, entries, list, body: Buffer.from(JSON.stringify(list)) };
+  }
+}

@@ -1,0 +1,62 @@
+// TypeBox schema of a catalog model record (the contract's Model record table). Used to check
+// records an owner puts into the catalog, so GET /v1/models never serves a malformed record.
+import { Type, type Static } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import { invalid } from '../errors.js';
+import type { ModelRecord } from '../../../shared/api-types.js';
+
+const RoutePrice = Type.Object({
+  route: Type.String(),
+  request_type: Type.String(),
+  public_price_usd_per_second: Type.Number({ minimum: 0 }),
+});
+
+const Pricing = Type.Object({
+  input: Type.Optional(Type.Number({ minimum: 0 })),
+  output: Type.Optional(Type.Number({ minimum: 0 })),
+  price: Type.Optional(Type.Number({ minimum: 0 })),
+  route_prices_usd_per_second: Type.Optional(Type.Array(RoutePrice)),
+  minimum_request_price_usd: Type.Optional(Type.Number({ minimum: 0 })),
+  minimum_cache_tokens: Type.Optional(Type.Number({ minimum: 0 })),
+  currency: Type.String({ minLength: 1 }),
+  unit: Type.String({ minLength: 1 }),
+});
+
+const Modality = Type.Union([Type.Literal('text'), Type.Literal('image'), Type.Literal('video'), Type.Literal('audio')]);
+
+export const ModelRecordSchema = Type.Object(
+  {
+    id: Type.String({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9][A-Za-z0-9._:/-]*$' }),
+    object: Type.Literal('model'),
+    created: Type.Integer(),
+    owned_by: Type.String(),
+    tier: Type.Union([Type.Literal('turbo'), Type.Literal('pro')]),
+    model_type: Type.String({ minLength: 1 }),
+    pricing_mode: Type.Union([Type.Literal('token'), Type.Literal('second')]),
+    pricing: Pricing,
+    modalities: Type.Object({ input: Type.Array(Modality), output: Type.Array(Modality) }),
+    context_window: Type.Object({
+      tokens: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
+      chars: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
+    }),
+    usage_based_only: Type.Boolean(),
+    stream: Type.Boolean(),
+    json_mode: Type.Boolean(),
+    reasoning: Type.Boolean(),
+    tools_calling: Type.Boolean(),
+    capabilities: Type.Record(Type.String(), Type.Unknown()),
+  },
+  { additionalProperties: false },
+);
+
+export type ModelRecordInput = Static<typeof ModelRecordSchema>;
+
+/** Throws 400 invalid_request naming the first offending field. */
+export function assertModelRecord(value: unknown): ModelRecord {
+  const first = Value.Errors(ModelRecordSchema, value).First();
+  if (first) {
+    const param = first.path.replace(/^\//, '').replaceAll('/', '.') || null;
+    throw invalid(`Invalid model record: ${param ?? 'record'} ${first.message.toLowerCase()}.`, param);
+  }
+  return value as ModelRecord;
+}

@@ -1,0 +1,47 @@
+// Where the gateway keeps its data, and the owner's settings file (config.json in the data dir).
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import envPaths from 'env-paths';
+import { GatewayError } from './errors.js';
+
+export const APP_NAME = 'media-gateway-studio';
+
+/** --data-dir, else MGW_DATA_DIR, else the platform's app-data folder. */
+export function resolveDataDir(flag?: string): string {
+  if (flag) return flag;
+  if (process.env.MGW_DATA_DIR) return process.env.MGW_DATA_DIR;
+  return envPaths(APP_NAME, { suffix: '' }).data;
+}
+
+export interface Settings {
+  /** Host names answered besides localhost / 127.0.0.1 / [::1] (DNS-rebinding defense). */
+  allowedHosts: string[];
+  /** Requests without a token act as the anonymous principal (issue: access types). */
+  allowAnonymous: boolean;
+}
+
+export const DEFAULT_SETTINGS: Settings = { allowedHosts: [], allowAnonymous: false };
+
+export const settingsPath = (dataDir: string): string => join(dataDir, 'config.json');
+
+export function loadSettings(dataDir: string): Settings {
+  const path = settingsPath(dataDir);
+  if (!existsSync(path)) return { ...DEFAULT_SETTINGS };
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new GatewayError('invalid_request', `${path} is not valid JSON: ${(error as Error).message}`);
+  }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw new GatewayError('invalid_request', `${path} must hold a JSON object.`);
+  }
+  const settings = { ...DEFAULT_SETTINGS, ...(raw as Partial<Settings>) };
+  if (!Array.isArray(settings.allowedHosts) || !settings.allowedHosts.every((h) => typeof h === 'string')) {
+    throw new GatewayError('invalid_request', `${path}: allowedHosts must be an array of host names.`);
+  }
+  if (typeof settings.allowAnonymous !== 'boolean') {
+    throw new GatewayError('invalid_request', `${path}: allowAnonymous must be true or false.`);
+  }
+  return settings;
+}

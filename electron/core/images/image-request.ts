@@ -1,0 +1,76 @@
+// Validation of image requests against the live catalog record: model kind, prompt, n, size and
+// reference images. Each failure names the offending parameter.
+import type { ModelRecord } from '../../../shared/api-types.js';
+import type { CatalogEntry, CatalogService } from '../catalog/catalog-service.js';
+import { GatewayError, invalid } from '../errors.js';
+import type { ReferenceImage } from '../providers/provider.js';
+
+export const SELECTORS = ['default', 'fast', 'pro'];
+export const MAX_PROMPT_CHARS = 32_000;
+const SIZE = /^([1-9]\d{0,4})x([1-9]\d{0,4})$/;
+
+export interface ImageSize {
+  width: number;
+  height: number;
+}
+
+export async function resolveImageModel(
+  catalog: CatalogService,
+  model: string,
+  operation: 'generation' | 'edit',
+): Promise<CatalogEntry> {
+  if (SELECTORS.includes(model)) {
+    throw invalid(`Image ${operation} needs a concrete image model ID; the selector "${model}" is not accepted.`, 'model');
+  }
+  const entry = await catalog.find(model);
+  if (!entry) throw invalid(`The model "${model}" does not exist. GET /v1/models lists the available models.`, 'model');
+  const { record } = entry;
+  const capability = operation === 'generation' ? record.capabilities.image_generation : record.capabilities.image_edit;
+  if (!record.modalities.output.includes('image') || capability === false || record.pricing_mode !== 'token') {
+    throw invalid(`The model "${model}" does not support image ${operation}.`, 'model');
+  }
+  if (operation === 'edit' && !record.modalities.input.includes('image')) {
+    throw invalid(`The model "${model}" does not accept input images.`, 'model');
+  }
+  return entry;
+}
+
+export function checkPrompt(prompt: string, record: ModelRecord): void {
+  if (prompt.trim().length === 0) throw invalid('prompt must not be empty.', 'prompt');
+  const limit = Math.min(MAX_PROMPT_CHARS, record.context_window.chars ?? MAX_PROMPT_CHARS);
+  if (prompt.length > limit) throw invalid(`prompt is longer than ${limit} characters.`, 'prompt');
+}
+
+export function checkN(n: number | undefined): void {
+  if (n !== undefined && n !== 1) throw invalid('Only n = 1 is supported.', 'n');
+}
+
+/** Parses and checks `size` against the model's supported_sizes; returns the default when absent. */
+export function resolveSize(size: string | undefined, record: ModelRecord): ImageSize & { given: boolean } {
+  const supported = record.capabilities.supported_sizes ?? [];
+  const chosen = size ?? (supported.includes('1024x1024') ? '1024x1024' : supported[0]);
+  if (chosen === undefined) throw invalid(`The model "${record.id}" lists no supported sizes.`, 'model');
+  const match = SIZE.exec(chosen);
+  if (!match) throw invalid(`size must have the form <width>x<height>, for example 1024x1024.`, 'size');
+  if (supported.length > 0 && !supported.includes(chosen)) {
+    throw invalid(`size ${chosen} is not supported by ${record.id}; supported sizes: ${supported.join(', ')}.`, 'size');
+  }
+  return { width: Number(match[1]), height: Number(match[2]), given: size !== undefined };
+}
+
+/** Count and byte limits of the record; content types were checked when the files were read. */
+export function checkReferenceImages(images: ReferenceImage[], record: ModelRecord): void {
+  const max = record.capabilities.max_reference_images ?? 1;
+  if (images.length === 0) throw invalid('At least one image file is required under the field "image".', 'image');
+  if (images.length > max) throw invalid(`At most ${max} reference images are accepted by ${record.id}.`, 'image');
+  const maxBytes = record.capabilities.max_reference_image_bytes;
+  for (const image of images) {
+    if (maxBytes !== undefined && image.bytes.length > maxBytes) {
+      throw new GatewayError(
+        'reference_image_too_large',
+        `The reference image "${image.filename}" is ${image.bytes.length} bytes; ${record.id} accepts at most ${maxBytes}.`,
+        image.field,
+      );
+    }
+  }
+}

@@ -1,0 +1,70 @@
+// The gateway's one SQLite file: libsql (better-sqlite3 API, prebuilt N-API binary) under Kysely.
+// WAL so the CLI and a running server share it safely; foreign keys on; writers wait for locks.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import Libsql from 'libsql';
+import { Kysely, Migrator, SqliteDialect, sql, type Transaction } from 'kysely';
+import { GatewayError } from '../errors.js';
+import { migrationProvider } from './migrations.js';
+import type { Database } from './schema.js';
+
+export type Db = Kysely<Database>;
+export type Tx = Kysely<Database> | Transaction<Database>;
+
+export interface Store {
+  readonly db: Db;
+  readonly path: string;
+  /** Runs `fn` inside BEGIN IMMEDIATE: the write lock is taken up front, so two processes never deadlock on upgrade. */
+  tx<T>(fn: (trx: Db) => Promise<T>): Promise<T>;
+  /** SQLite's data_version: changes whenever another connection commits. Synchronous and cheap. */
+  dataVersion(): number;
+  close(): Promise<void>;
+}
+
+export const DATABASE_FILE = 'gateway.db';
+
+export async function openStore(dataDir: string): Promise<Store> {
+  mkdirSync(dataDir, { recursive: true });
+  const path = join(dataDir, DATABASE_FILE);
+  let raw: InstanceType<typeof Libsql>;
+  try {
+    raw = new Libsql(path);
+    raw.pragma('journal_mode = WAL');
+    raw.pragma('busy_timeout = 5000');
+    raw.pragma('foreign_keys = ON');
+    raw.pragma('synchronous = NORMAL');
+  } catch (error) {
+    throw new GatewayError('storage_unavailable', `Cannot open the database in ${dataDir}: ${(error as Error).message}`);
+  }
+  const dataVersionStmt = raw.prepare('pragma data_version').pluck();
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: raw }) });
+
+  const migrator = new Migrator({ db, provider: migrationProvider });
+  const { error } = await migrator.migrateToLatest();
+  if (error) {
+    await db.destroy();
+    throw new GatewayError('storage_unavailable', `Database migration failed: ${(error as Error).message}`);
+  }
+
+  return {
+    db,
+    path,
+    async tx<T>(fn: (trx: Db) => Promise<T>): Promise<T> {
+      // connection() pins Kysely's single SQLite connection for the whole callback, so no other
+      // query can interleave with this transaction.
+      return db.connection().execute(async (conn) => {
+        await sql`begin immediate`.execute(conn);
+        try {
+          const result = await fn(conn);
+          await sql`commit`.execute(conn);
+          return result;
+        } catch (err) {
+          await sql`rollback`.execute(conn).catch(() => undefined);
+          throw err;
+        }
+      });
+    },
+    dataVersion: () => dataVersionStmt.get() as number,
+    close: () => db.destroy(),
+  };
+}

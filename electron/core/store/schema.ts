@@ -1,0 +1,78 @@
+// Kysely table types. Money columns are integer nano-USD; times are unix milliseconds.
+import type { Generated, Insertable, Selectable } from 'kysely';
+
+export interface AccountsTable {
+  id: string;
+  access_type: string;
+  balance_nano: number;
+  allowance_nano: number;
+  allowance_used_nano: number;
+  held_nano: number;
+  period_started_at: number;
+  created_at: number;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  account_id: string;
+  label: string;
+  token_hash: string;
+  token_hint: string;
+  created_at: number;
+  revoked_at: number | null;
+  last_used_at: number | null;
+}
+
+export interface HoldsTable {
+  id: string;
+  account_id: string;
+  amount_nano: number;
+  status: 'active' | 'consumed' | 'released';
+  purpose: string;
+  ref: string | null;
+  charged_nano: number;
+  created_at: number;
+  settled_at: number | null;
+}
+
+export interface LedgerTable {
+  id: Generated<number>;
+  account_id: string;
+  kind: 'top_up' | 'reserve' | 'consume' | 'release' | 'charge' | 'adjust';
+  amount_nano: number;
+  balance_delta_nano: number;
+  allowance_delta_nano: number;
+  hold_id: string | null;
+  ref: string | null;
+  created_at: number;
+}
+
+export interface ModelsTable {
+  id: string;
+  provider_id: string;
+  upstream_model: string;
+  record_json: string;
+  source: 'builtin' | 'owner';
+  updated_at: number;
+}
+
+export interface MetaTable {
+  key: string;
+  value: string;
+}
+
+export interface Database {
+  accounts: AccountsTable;
+  api_keys: ApiKeysTable;
+  holds: HoldsTable;
+  ledger: LedgerTable;
+  models: ModelsTable;
+  meta: MetaTable;
+}
+
+export type AccountRow = Selectable<AccountsTable>;
+export type ApiKeyRow = Selectable<ApiKeysTable>;
+export type HoldRow = Selectable<HoldsTable>;
+export type LedgerRow = Selectable<LedgerTable>;
+export type ModelRow = Selectable<ModelsTable>;
+export type NewLedgerRow = Insertable<LedgerTable>;

@@ -1,0 +1,99 @@
+// Streaming multipart reader for upload endpoints. Limits are enforced while reading (busboy
+// stops a file at the byte cap), file field names and image types are checked per part, and
+// nothing unbounded is ever buffered.
+import type { FastifyRequest } from 'fastify';
+import { GatewayError, invalid } from '../core/errors.js';
+import { sniffImage } from '../core/images/image-sniff.js';
+import type { ReferenceImage } from '../core/providers/provider.js';
+import { unsupportedField } from './validation-errors.js';
+
+export interface FormSpec {
+  /** Accepted file field name; its `[]` spelling is the same field. */
+  fileField: string;
+  textFields: readonly string[];
+  /** Hard cap per file while streaming; the model's own limit is checked afterwards. */
+  maxFileBytes: number;
+  maxFiles: number;
+  maxFieldBytes: number;
+}
+
+export interface ParsedForm {
+  fields: Record<string, string>;
+  files: ReferenceImage[];
+}
+
+const baseName = (field: string): string => (field.endsWith('[]') ? field.slice(0, -2) : field);
+
+export async function readMultipartForm(request: FastifyRequest, spec: FormSpec): Promise<ParsedForm> {
+  if (!request.isMultipart()) {
+    throw invalid('Unsupported Content-Type; this endpoint takes multipart/form-data.');
+  }
+  const fields: Record<string, string> = {};
+  const files: ReferenceImage[] = [];
+  const parts = request.parts({
+    limits: {
+      fileSize: spec.maxFileBytes,
+      files: spec.maxFiles + 1,
+      fields: spec.textFields.length + 4,
+      fieldSize: spec.maxFieldBytes,
+      parts: spec.maxFiles + spec.textFields.length + 5,
+      headerPairs: 50,
+    },
+  });
+  try {
+    for await (const part of parts) {
+      const name = part.fieldname;
+      if (part.type === 'file') {
+        if (baseName(name) !== spec.fileField) {
+          part.file.resume();
+          throw unsupportedField(name);
+        }
+        if (files.length >= spec.maxFiles) {
+          part.file.resume();
+          throw invalid(`Too many files under "${spec.fileField}"; at most ${spec.maxFiles} are accepted.`, spec.fileField);
+        }
+        let bytes: Buffer;
+        try {
+          bytes = await part.toBuffer();
+        } catch (error) {
+          if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') {
+            throw new GatewayError(
+              'reference_image_too_large',
+              `The file "${part.filename}" is larger than ${spec.maxFileBytes} bytes.`,
+              name,
+            );
+          }
+          throw error;
+        }
+        const sniffed = sniffImage(bytes);
+        if (!sniffed) throw invalid(`The file "${part.filename}" is not a PNG, JPEG or WebP image.`, name);
+        files.push({ field: name, filename: part.filename, mime: sniffed.mime, bytes });
+      } else {
+        if (!spec.textFields.includes(name)) throw unsupportedField(name);
+        if (name in fields) throw invalid(`The field ${name} is given more than once.`, name);
+        if (part.valueTruncated) throw invalid(`The field ${name} is too long.`, name);
+        if (typeof part.value !== 'string') throw invalid(`The field ${name} must be text.`, name);
+        fields[name] = part.value;
+      }
+    }
+  } catch (error) {
+    throw mapPartError(error);
+  }
+  return { fields, files };
+}
+
+function mapPartError(error: unknown): unknown {
+  if (error instanceof GatewayError) return error;
+  const code = (error as { code?: string }).code;
+  if (code === 'FST_FILES_LIMIT') return invalid('Too many files in the form.', null);
+  if (code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT') {
+    return invalid('The form has more fields than this endpoint accepts.', null);
+  }
+  if (code === 'FST_PROTO_VIOLATION') return invalid('A form field name is not allowed.', null);
+  if (code === 'FST_INVALID_JSON_FIELD_ERROR') return invalid('A JSON form field could not be parsed.', null);
+  // busboy: truncated or malformed bodies.
+  if (error instanceof Error && /multipart|Unexpected end|boundary|Malformed/i.test(error.message)) {
+    return invalid('The multipart body is malformed or truncated.', null);
+  }
+  return error;
+}

@@ -1,0 +1,65 @@
+import type { FastifyInstance } from 'fastify';
+import type { Gateway } from '../../core/gateway.js';
+import { invalid } from '../../core/errors.js';
+import { makeAuthenticate, principalOf } from '../auth.js';
+import { readMultipartForm } from '../multipart-form.js';
+import { IMAGE_EDIT_TEXT_FIELDS, ImageGenerationBody } from '../schemas.js';
+
+const JSON_BODY_LIMIT = 1024 * 1024;
+/** Hard streaming cap per file when no catalog model declares its own limit. */
+const DEFAULT_MAX_FILE_BYTES = 8 * 1024 * 1024;
+const MAX_FIELD_BYTES = 256 * 1024;
+
+export function registerImageRoutes(app: FastifyInstance, gateway: Gateway): void {
+  const authenticate = makeAuthenticate(gateway.keys);
+
+  app.post<{ Body: ImageGenerationBody }>(
+    '/v1/images/generations',
+    {
+      onRequest: authenticate,
+      bodyLimit: JSON_BODY_LIMIT,
+      config: { contentType: 'application/json' },
+      schema: { body: ImageGenerationBody },
+      preValidation: async (request) => {
+        if (request.isMultipart()) throw invalid('Unsupported Content-Type; this endpoint takes application/json.');
+      },
+    },
+    async (request) => gateway.images.generate(principalOf(request), request.body),
+  );
+
+  app.post(
+    '/v1/images/edits',
+    { onRequest: authenticate, config: { contentType: 'multipart/form-data' } },
+    async (request) => {
+      const limits = await editLimits(gateway);
+      const form = await readMultipartForm(request, {
+        fileField: 'image',
+        textFields: IMAGE_EDIT_TEXT_FIELDS,
+        maxFileBytes: limits.maxFileBytes,
+        maxFiles: limits.maxFiles,
+        maxFieldBytes: MAX_FIELD_BYTES,
+      });
+      for (const name of ['model', 'prompt'] as const) {
+        if (form.fields[name] === undefined) throw invalid(`Missing required field ${name}.`, name);
+      }
+      return gateway.images.edit(principalOf(request), {
+        model: form.fields.model ?? '',
+        prompt: form.fields.prompt ?? '',
+        ...(form.fields.size !== undefined ? { size: form.fields.size } : {}),
+        images: form.files,
+      });
+    },
+  );
+}
+
+/** The largest limits any edit-capable model declares: the per-model check happens after reading. */
+async function editLimits(gateway: Gateway): Promise<{ maxFileBytes: number; maxFiles: number }> {
+  let maxFileBytes = 0;
+  let maxFiles = 1;
+  for (const record of await gateway.catalog.list()) {
+    if (!record.capabilities.image_edit) continue;
+    maxFileBytes = Math.max(maxFileBytes, record.capabilities.max_reference_image_bytes ?? 0);
+    maxFiles = Math.max(maxFiles, record.capabilities.max_reference_images ?? 1);
+  }
+  return { maxFileBytes: maxFileBytes || DEFAULT_MAX_FILE_BYTES, maxFiles };
+}

@@ -1,0 +1,31 @@
+// Starts the HTTP door on a host and port (0 picks a free one) and reports the /v1 base URL.
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { Gateway } from '../core/gateway.js';
+import { buildHttpApp } from './app.js';
+
+export interface ServerOptions {
+  host: string;
+  port: number;
+  allowedHosts?: readonly string[];
+  logger?: FastifyBaseLogger;
+}
+
+export interface RunningServer {
+  app: FastifyInstance;
+  port: number;
+  /** The public API base, e.g. http://127.0.0.1:8787/v1 */
+  baseUrl: string;
+  close(): Promise<void>;
+}
+
+export async function startHttpServer(gateway: Gateway, options: ServerOptions): Promise<RunningServer> {
+  const app = await buildHttpApp(gateway, {
+    ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
+    ...(options.logger ? { logger: options.logger } : {}),
+  });
+  await app.listen({ host: options.host, port: options.port });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : options.port;
+  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  return { app, port, baseUrl: `http://${host}:${port}/v1`, close: () => app.close() };
+}

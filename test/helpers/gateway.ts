@@ -1,0 +1,54 @@
+// Test harness: a real gateway on a temp data dir, served over real HTTP on a free port.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import OpenAI from 'openai';
+import type { AccessType } from '../../shared/api-types.js';
+import type { Clock } from '../../electron/core/clock.js';
+import { createGateway, type Gateway } from '../../electron/core/gateway.js';
+import { startHttpServer, type RunningServer } from '../../electron/http/server.js';
+
+export function tempDir(prefix = 'mgw-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+export interface TestGateway {
+  gateway: Gateway;
+  server: RunningServer;
+  baseUrl: string;
+  dataDir: string;
+  /** Creates a key with the given access and balance (USD nano) and returns its token. */
+  key(access: AccessType, options?: { balanceNano?: number; allowanceNano?: number }): Promise<{ id: string; token: string; accountId: string }>;
+  client(token: string): OpenAI;
+  close(): Promise<void>;
+}
+
+export async function startTestGateway(options: { clock?: Clock; allowedHosts?: string[] } = {}): Promise<TestGateway> {
+  const dataDir = tempDir();
+  const gateway = await createGateway({ dataDir, ...(options.clock ? { clock: options.clock } : {}) });
+  const server = await startHttpServer(gateway, {
+    host: '127.0.0.1',
+    port: 0,
+    ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
+  });
+  return {
+    gateway,
+    server,
+    baseUrl: server.baseUrl,
+    dataDir,
+    async key(access, opts = {}) {
+      const created = await gateway.keys.create({ access, ...opts });
+      return { id: created.key.id, token: created.token, accountId: created.key.account_id };
+    },
+    client(token: string) {
+      return new OpenAI({ apiKey: token, baseURL: server.baseUrl, maxRetries: 0, timeout: 30_000 });
+    },
+    async close() {
+      await server.close();
+      await gateway.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export const USD = 1_000_000_000;

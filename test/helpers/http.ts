@@ -1,0 +1,42 @@
+// Raw HTTP helpers for cases the SDK cannot express (bad bodies, wrong content types, headers).
+export interface RawResponse {
+  status: number;
+  headers: Headers;
+  body: unknown;
+  text: string;
+}
+
+export async function request(url: string, init: RequestInit = {}): Promise<RawResponse> {
+  const response = await fetch(url, init);
+  const text = await response.text();
+  let body: unknown = null;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = null;
+  }
+  return { status: response.status, headers: response.headers, body, text };
+}
+
+export function postJson(url: string, body: unknown, token?: string, extra: Record<string, string> = {}): Promise<RawResponse> {
+  return request(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}), ...extra },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+}
+
+export function postForm(url: string, form: FormData, token?: string): Promise<RawResponse> {
+  return request(url, { method: 'POST', headers: token ? { authorization: `Bearer ${token}` } : {}, body: form });
+}
+
+/** Asserts the standard error body and returns it for further checks. */
+export function errorOf(response: RawResponse): { message: string; type: string; code: string; param: string | null } {
+  const body = response.body as { error?: { message: string; type: string; code: string; param: string | null } } | null;
+  if (!body?.error) throw new Error(`expected an error body, got ${response.status}: ${response.text.slice(0, 200)}`);
+  const keys = Object.keys(body).sort().join(',');
+  if (keys !== 'error') throw new Error(`error body has extra keys: ${keys}`);
+  const errKeys = Object.keys(body.error).sort().join(',');
+  if (errKeys !== 'code,message,param,type') throw new Error(`error object keys: ${errKeys}`);
+  return body.error;
+}

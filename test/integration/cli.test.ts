@@ -1,0 +1,106 @@
+import { rmSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers/gateway.js';
+import { mgw, serve, type Served } from '../helpers/cli.js';
+import { errorOf, postJson, request } from '../helpers/http.js';
+
+let dataDir: string;
+let server: Served;
+
+beforeAll(async () => {
+  dataDir = tempDir('mgw-cli-');
+  server = await serve(['--data-dir', dataDir]);
+});
+afterAll(async () => {
+  await server.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const run = (...args: string[]) => mgw([...args, '--data-dir', dataDir]);
+
+describe('mgw keys and balance', () => {
+  it('creates a key (token shown once), lists it without the token, and the running server accepts it at once', async () => {
+    const created = run('keys', 'create', '--access', 'balance', '--balance-usd', '2.5', '--label', 'ci', '--json');
+    expect(created.status).toBe(0);
+    const key = JSON.parse(created.stdout) as { id: string; token: string; access: string; label: string };
+    expect(key).toMatchObject({ access: 'balance', label: 'ci' });
+    expect(key.token).toMatch(/^mgw_/);
+
+    const list = run('keys', 'list', '--json');
+    expect(list.status).toBe(0);
+    expect(list.stdout).not.toContain(key.token);
+    expect(JSON.parse(list.stdout).map((k: { id: string }) => k.id)).toContain(key.id);
+
+    const ok = await postJson(`${server.baseUrl}/images/generations`, { model: 'local-image', prompt: 'x', size: '256x256' }, key.token);
+    expect(ok.status).toBe(200);
+
+    const shown = JSON.parse(run('balance', 'show', key.id, '--json').stdout);
+    expect(Object.keys(shown)).toEqual(
+      expect.arrayContaining(['balance_usd', 'allowance_remaining_usd', 'holds_usd', 'available_usd']),
+    );
+    const cost = Number((ok.body as { usage: { cost_usd: string } }).usage.cost_usd);
+    expect(Number(shown.balance_usd)).toBeCloseTo(2.5 - cost, 8);
+    expect(shown.holds_usd).toBe('0.00000000');
+
+    expect(run('balance', 'top-up', key.id, '1.25').status).toBe(0);
+    const after = JSON.parse(run('balance', 'show', key.id, '--json').stdout);
+    expect(Number(after.balance_usd)).toBeCloseTo(3.75 - cost, 8);
+
+    expect(run('keys', 'revoke', key.id).status).toBe(0);
+    const revoked = await postJson(`${server.baseUrl}/images/generations`, { model: 'local-image', prompt: 'x' }, key.token);
+    expect(revoked.status).toBe(401);
+    expect(errorOf(revoked).code).toBe('invalid_api_key');
+  });
+
+  it('a balance key with no funds is refused by the server and the CLI shows nothing held', async () => {
+    const key = JSON.parse(run('keys', 'create', '--access', 'balance', '--json').stdout);
+    const refused = await postJson(`${server.baseUrl}/images/generations`, { model: 'local-image', prompt: 'x' }, key.token);
+    expect(refused.status).toBe(402);
+    expect(run('balance', 'show', key.id).stdout).toMatch(/available_usd\s+0\.00000000/);
+  });
+
+  it('catalog changes from the CLI show in the next GET /v1/models of the running server', async () => {
+    const put = run('models', 'put', 'local-image', '--json', '{"pricing": {"output": 7.25}}');
+    expect(put.status).toBe(0);
+    const models = (await request(`${server.baseUrl}/models`)).body as { data: { id: string; pricing: { output: number } }[] };
+    expect(models.data.find((m) => m.id === 'local-image')!.pricing.output).toBe(7.25);
+    expect(run('models', 'remove', 'local-image-pro').status).toBe(0);
+    const after = (await request(`${server.baseUrl}/models`)).body as { data: { id: string }[] };
+    expect(after.data.map((m) => m.id)).not.toContain('local-image-pro');
+  });
+
+  it.each([
+    [['keys', 'create']],
+    [['keys', 'create', '--access', 'gold']],
+    [['keys', 'create', '--access', 'free', '--balance-usd', 'ten']],
+    [['keys', 'create', '--access', 'free', '--bogus']],
+    [['balance', 'top-up', 'key_x']],
+    [['balance', 'top-up', 'key_x', '-5']],
+    [['balance', 'show']],
+    [['serve', '--port', 'http']],
+    [['frobnicate']],
+    [['keys', 'frobnicate']],
+    [['models', 'put', 'x', '--json', '{bad']],
+  ])('bad arguments %j -> one line on stderr and exit status 2', (args) => {
+    const result = run(...args);
+    expect(result.status).toBe(2);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(/^mgw: /);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('unknown key ids are reported in one line', () => {
+    const result = run('balance', 'show', 'key_doesnotexist');
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(/^mgw: No key with id key_doesnotexist/);
+  });
+
+  it('MGW_DATA_DIR picks the data dir when --data-dir is absent', () => {
+    const other = tempDir('mgw-env-');
+    const created = mgw(['keys', 'create', '--access', 'free', '--json'], { MGW_DATA_DIR: other });
+    expect(created.status).toBe(0);
+    const listed = mgw(['keys', 'list', '--json'], { MGW_DATA_DIR: other });
+    expect(JSON.parse(listed.stdout)).toHaveLength(1);
+    rmSync(other, { recursive: true, force: true });
+  });
+});

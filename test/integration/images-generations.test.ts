@@ -1,0 +1,146 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatUsd } from '../../electron/core/billing/money.js';
+import { tokenCostNano } from '../../electron/core/billing/pricing.js';
+import { imageTokens, promptTokens } from '../../electron/core/providers/local/local-provider.js';
+import { startTestGateway, USD, type TestGateway } from '../helpers/gateway.js';
+import { errorOf, postJson, request } from '../helpers/http.js';
+import { decodeB64 } from '../helpers/images.js';
+
+let t: TestGateway;
+let paid: { id: string; token: string; accountId: string };
+
+beforeAll(async () => {
+  t = await startTestGateway();
+  paid = await t.key('balance', { balanceNano: 5 * USD });
+});
+afterAll(() => t.close());
+
+describe('POST /v1/images/generations with the OpenAI SDK', () => {
+  it('returns exactly one decodable PNG of the requested size and charges the token formula', async () => {
+    const prompt = 'a quiet mountain lake at sunset';
+    const before = await t.gateway.billing.view(paid.accountId);
+    const result = await t.client(paid.token).images.generate({ model: 'local-image', prompt, size: '1024x1536' });
+    expect(Object.keys(result).sort()).toEqual(['data', 'usage']);
+    expect(result.data).toHaveLength(1);
+    expect(Object.keys(result.data![0]!)).toEqual(['b64_json']);
+    const image = await decodeB64(result.data![0]!.b64_json!);
+    expect(image).toEqual({ format: 'png', width: 1024, height: 1536 });
+
+    const record = (await t.gateway.catalog.find('local-image'))!.record;
+    const expected = tokenCostNano(record.pricing, {
+      input_tokens: promptTokens(prompt),
+      output_tokens: imageTokens(1024, 1536),
+    });
+    expect(expected).toBeGreaterThan(0);
+    expect((result.usage as unknown as { cost_usd: string }).cost_usd).toBe(formatUsd(expected));
+    const after = await t.gateway.billing.view(paid.accountId);
+    expect(Number(before.balance_usd) - Number(after.balance_usd)).toBeCloseTo(expected / USD, 9);
+    expect(after.holds_usd).toBe('0.00000000');
+  });
+
+  it('defaults to 1024x1024 and is deterministic for the same prompt and size', async () => {
+    const client = t.client(paid.token);
+    const a = await client.images.generate({ model: 'local-image', prompt: 'neon city at night' });
+    const b = await client.images.generate({ model: 'local-image', prompt: 'neon city at night' });
+    const c = await client.images.generate({ model: 'local-image', prompt: 'green forest in the morning' });
+    expect(await decodeB64(a.data![0]!.b64_json!)).toMatchObject({ width: 1024, height: 1024 });
+    expect(a.data![0]!.b64_json).toBe(b.data![0]!.b64_json);
+    expect(a.data![0]!.b64_json).not.toBe(c.data![0]!.b64_json);
+  });
+
+  it('applies the minimum request price of local-image-pro', async () => {
+    const result = await t.client(paid.token).images.generate({ model: 'local-image-pro', prompt: 'tiny', size: '256x256' });
+    const record = (await t.gateway.catalog.find('local-image-pro'))!.record;
+    const cost = (result.usage as unknown as { cost_usd: string }).cost_usd;
+    expect(cost).toBe(formatUsd(Math.round(record.pricing.minimum_request_price_usd! * USD)));
+  });
+
+  it('sends a request id on every response', async () => {
+    const ok = await request(`${t.baseUrl}/models`);
+    const bad = await postJson(`${t.baseUrl}/images/generations`, {}, paid.token);
+    expect(ok.headers.get('x-request-id')).toMatch(/^req_/);
+    expect(bad.headers.get('x-request-id')).toMatch(/^req_/);
+    expect(ok.headers.get('x-request-id')).not.toBe(bad.headers.get('x-request-id'));
+  });
+});
+
+describe('POST /v1/images/generations rejections', () => {
+  const url = () => `${t.baseUrl}/images/generations`;
+  const base = { model: 'local-image', prompt: 'a red fox' };
+  const cases: [string, unknown, number, string, string | null][] = [
+    ['extra key', { ...base, foo: 1 }, 400, 'invalid_request', 'foo'],
+    ['response_format', { ...base, response_format: 'b64_json' }, 400, 'invalid_request', 'response_format'],
+    ['quality', { ...base, quality: 'high' }, 400, 'invalid_request', 'quality'],
+    ['style', { ...base, style: 'vivid' }, 400, 'invalid_request', 'style'],
+    ['background', { ...base, background: 'transparent' }, 400, 'invalid_request', 'background'],
+    ['output_format', { ...base, output_format: 'png' }, 400, 'invalid_request', 'output_format'],
+    ['mask', { ...base, mask: 'x' }, 400, 'invalid_request', 'mask'],
+    ['n = 2', { ...base, n: 2 }, 400, 'invalid_request', 'n'],
+    ['n = 0', { ...base, n: 0 }, 400, 'invalid_request', 'n'],
+    ['n as string', { ...base, n: '1' }, 400, 'invalid_request', 'n'],
+    ['n fractional', { ...base, n: 1.5 }, 400, 'invalid_request', 'n'],
+    ['prompt as number', { ...base, prompt: 5 }, 400, 'invalid_request', 'prompt'],
+    ['model as array', { ...base, model: ['local-image'] }, 400, 'invalid_request', 'model'],
+    ['size as number', { ...base, size: 1024 }, 400, 'invalid_request', 'size'],
+    ['missing model', { prompt: 'x' }, 400, 'invalid_request', 'model'],
+    ['missing prompt', { model: 'local-image' }, 400, 'invalid_request', 'prompt'],
+    ['empty prompt', { ...base, prompt: '   ' }, 400, 'invalid_request', 'prompt'],
+    ['huge prompt', { ...base, prompt: 'x'.repeat(40_000) }, 400, 'invalid_request', 'prompt'],
+    ['size not WxH', { ...base, size: 'big' }, 400, 'invalid_request', 'size'],
+    ['size auto', { ...base, size: 'auto' }, 400, 'invalid_request', 'size'],
+    ['size unsupported', { ...base, size: '1000x1000' }, 400, 'invalid_request', 'size'],
+    ['unknown model', { ...base, model: 'nope' }, 400, 'invalid_request', 'model'],
+    ['selector default', { ...base, model: 'default' }, 400, 'invalid_request', 'model'],
+    ['selector fast', { ...base, model: 'fast' }, 400, 'invalid_request', 'model'],
+    ['selector pro', { ...base, model: 'pro' }, 400, 'invalid_request', 'model'],
+    ['body is an array', [base], 400, 'invalid_request', null],
+  ];
+  it.each(cases)('%s -> %i %s (%s)', async (_name, body, status, code, param) => {
+    const before = await t.gateway.billing.view(paid.accountId);
+    const response = await postJson(url(), body, paid.token);
+    expect(response.status).toBe(status);
+    const error = errorOf(response);
+    expect(error.code).toBe(code);
+    expect(error.param).toBe(param);
+    expect(error.message.length).toBeGreaterThan(5);
+    expect(await t.gateway.billing.view(paid.accountId)).toEqual(before);
+  });
+
+  it('rejects a non-image model with param model', async () => {
+    const record = structuredClone((await t.gateway.catalog.find('local-image'))!.record);
+    await t.gateway.catalog.put({
+      record: { ...record, id: 'chat-only', model_type: 'chat', modalities: { input: ['text'], output: ['text'] } },
+      providerId: 'local',
+      upstreamModel: 'chat-only',
+    });
+    const response = await postJson(url(), { ...base, model: 'chat-only' }, paid.token);
+    expect(response.status).toBe(400);
+    expect(errorOf(response)).toMatchObject({ code: 'invalid_request', param: 'model' });
+    await t.gateway.catalog.remove('chat-only');
+  });
+
+  it('rejects wrong content types, bad JSON and oversize bodies', async () => {
+    const plain = await request(url(), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${paid.token}`, 'content-type': 'text/plain' },
+      body: 'hello',
+    });
+    expect(plain.status).toBe(400);
+    expect(errorOf(plain).code).toBe('invalid_request');
+
+    const form = new FormData();
+    form.set('model', 'local-image');
+    form.set('prompt', 'x');
+    const multipart = await request(url(), { method: 'POST', headers: { authorization: `Bearer ${paid.token}` }, body: form });
+    expect(multipart.status).toBe(400);
+    expect(errorOf(multipart).code).toBe('invalid_request');
+
+    const broken = await postJson(url(), '{"model": "local-image",', paid.token);
+    expect(broken.status).toBe(400);
+    expect(errorOf(broken).code).toBe('invalid_request');
+
+    const huge = await postJson(url(), { ...base, prompt: 'y'.repeat(2 * 1024 * 1024) }, paid.token);
+    expect(huge.status).toBe(413);
+    expect(errorOf(huge)).toMatchObject({ code: 'invalid_request', type: 'invalid_request', param: null });
+  });
+});

@@ -1,0 +1,112 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createGateway, type Gateway } from '../../electron/core/gateway.js';
+import { tempDir, USD } from '../helpers/gateway.js';
+import { rmSync } from 'node:fs';
+
+let gateway: Gateway;
+let dir: string;
+beforeEach(async () => {
+  dir = tempDir();
+  gateway = await createGateway({ dataDir: dir });
+});
+afterEach(async () => {
+  await gateway.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function invariants(accountId: string) {
+  const account = await gateway.billing.getAccount(accountId);
+  const ledger = await gateway.store.db.selectFrom('ledger').selectAll().where('account_id', '=', accountId).execute();
+  const holds = await gateway.store.db.selectFrom('holds').selectAll().where('account_id', '=', accountId).execute();
+  const topUps = ledger.filter((r) => r.kind === 'top_up').reduce((s, r) => s + r.amount_nano, 0);
+  const charges = ledger.filter((r) => r.kind === 'consume').reduce((s, r) => s - r.balance_delta_nano, 0);
+  expect(account.balance_nano).toBe(topUps - charges);
+  const active = holds.filter((h) => h.status === 'active').reduce((s, h) => s + h.amount_nano, 0);
+  expect(account.held_nano).toBe(active);
+  expect(account.balance_nano + Math.max(0, account.allowance_nano - account.allowance_used_nano) - account.held_nano).toBeGreaterThanOrEqual(0);
+  // Every ended hold has exactly one ending ledger row; active ones none.
+  for (const hold of holds) {
+    const endings = ledger.filter((r) => r.hold_id === hold.id && (r.kind === 'consume' || r.kind === 'release'));
+    expect(endings).toHaveLength(hold.status === 'active' ? 0 : 1);
+  }
+}
+
+describe('billing holds', () => {
+  it('reserve, consume and release keep the invariants and end each hold once', async () => {
+    const { key } = await gateway.keys.create({ access: 'balance', balanceNano: 10 * USD });
+    const a = await gateway.billing.reserve(key.account_id, 3 * USD, 'video', 't1');
+    const b = await gateway.billing.reserve(key.account_id, 2 * USD, 'video', 't2');
+    expect((await gateway.billing.view(key.account_id)).available_usd).toBe('5.00000000');
+    expect(await gateway.billing.consume(a.holdId, 3 * USD)).toBe(3 * USD);
+    expect(await gateway.billing.consume(a.holdId, 3 * USD)).toBeNull();
+    expect(await gateway.billing.release(a.holdId)).toBe(false);
+    expect(await gateway.billing.release(b.holdId)).toBe(true);
+    expect(await gateway.billing.release(b.holdId)).toBe(false);
+    expect(await gateway.billing.view(key.account_id)).toMatchObject({
+      balance_usd: '7.00000000',
+      holds_usd: '0.00000000',
+      available_usd: '7.00000000',
+    });
+    await invariants(key.account_id);
+  });
+
+  it('refuses a reserve above the available amount and writes nothing', async () => {
+    const { key } = await gateway.keys.create({ access: 'balance', balanceNano: USD });
+    await expect(gateway.billing.reserve(key.account_id, USD + 10, 'image', null)).rejects.toMatchObject({
+      code: 'insufficient_balance',
+      status: 402,
+    });
+    expect(await gateway.billing.ledgerFor(key.account_id)).toHaveLength(1); // the top-up only
+  });
+
+  it('under 200 concurrent reserves against a balance for exactly K, exactly K succeed', async () => {
+    const K = 37;
+    const { key } = await gateway.keys.create({ access: 'balance', balanceNano: K * 10_000_000 });
+    const results = await Promise.allSettled(
+      Array.from({ length: 200 }, (_, i) => gateway.billing.reserve(key.account_id, 10_000_000, 'video', `t${i}`)),
+    );
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(K);
+    expect(results.filter((r) => r.status === 'rejected').every((r) => (r as PromiseRejectedResult).reason.code === 'insufficient_balance')).toBe(true);
+    expect((await gateway.billing.view(key.account_id)).available_usd).toBe('0.00000000');
+    await invariants(key.account_id);
+  });
+
+  it('a pro account pays from its allowance first, then its balance; overage is capped at what is available', async () => {
+    const { key } = await gateway.keys.create({ access: 'pro', allowanceNano: USD, balanceNano: USD });
+    const hold = await gateway.billing.reserve(key.account_id, 1.5 * USD, 'image', null);
+    expect(await gateway.billing.consume(hold.holdId, 1.5 * USD)).toBe(1.5 * USD);
+    expect(await gateway.billing.view(key.account_id)).toMatchObject({ allowance_remaining_usd: '0.00000000', balance_usd: '0.50000000' });
+    const second = await gateway.billing.reserve(key.account_id, 0.1 * USD, 'image', null);
+    // The provider reported more usage than held: charge what the account can cover, never below zero.
+    expect(await gateway.billing.consume(second.holdId, 5 * USD)).toBe(0.5 * USD);
+    expect((await gateway.billing.view(key.account_id)).available_usd).toBe('0.00000000');
+    await invariants(key.account_id);
+  });
+
+  it('releases image holds orphaned by a crash', async () => {
+    const { key } = await gateway.keys.create({ access: 'balance', balanceNano: USD });
+    await gateway.billing.reserve(key.account_id, USD / 2, 'image', null);
+    await gateway.billing.reserve(key.account_id, USD / 4, 'video', null);
+    expect(await gateway.billing.releaseOrphans('image')).toBe(1);
+    expect((await gateway.billing.view(key.account_id)).holds_usd).toBe('0.25000000');
+    await invariants(key.account_id);
+  });
+
+  it('stores only the hash of a key token', async () => {
+    const { key, token } = await gateway.keys.create({ access: 'free' });
+    const row = await gateway.store.db.selectFrom('api_keys').selectAll().where('id', '=', key.id).executeTakeFirstOrThrow();
+    expect(JSON.stringify(row)).not.toContain(token.split('_')[2]);
+    expect(row.token_hash).toMatch(/^[0-9a-f]{64}$/);
+    expect((await gateway.keys.authenticate(token)).keyId).toBe(key.id);
+  });
+});
+
+describe('store', () => {
+  it('runs in WAL mode with foreign keys on', async () => {
+    const { sql } = await import('kysely');
+    const journal = await sql<{ journal_mode: string }>`pragma journal_mode`.execute(gateway.store.db);
+    const fk = await sql<{ foreign_keys: number }>`pragma foreign_keys`.execute(gateway.store.db);
+    expect(journal.rows[0]?.journal_mode).toBe('wal');
+    expect(fk.rows[0]?.foreign_keys).toBe(1);
+  });
+});

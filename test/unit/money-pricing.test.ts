@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { ceilToCostGrid, formatUsd, parseUsd, usdToNano } from '../../electron/core/billing/money.js';
+import { tokenCostNano, tokensPerUnit } from '../../electron/core/billing/pricing.js';
+
+describe('money', () => {
+  it('parses decimal USD exactly into nano-USD and rejects everything else', () => {
+    expect(parseUsd('12')).toBe(12_000_000_000);
+    expect(parseUsd('0.5')).toBe(500_000_000);
+    expect(parseUsd('3.000000001')).toBe(3_000_000_001);
+    for (const bad of ['-1', '1e3', 'ten', '', '1.0000000001', '0x10', '1,5']) expect(parseUsd(bad)).toBeNull();
+  });
+
+  it('formats with eight decimals', () => {
+    expect(formatUsd(0)).toBe('0.00000000');
+    expect(formatUsd(1_250_000)).toBe('0.00125000');
+    expect(formatUsd(12_345_678_910)).toBe('12.34567891');
+    expect(formatUsd(5)).toBe('0.00000001'); // half up
+    expect(formatUsd(4)).toBe('0.00000000');
+    expect(formatUsd(-1_000_000_000)).toBe('-1.00000000');
+  });
+
+  it('keeps charges on the 8-decimal grid', () => {
+    expect(ceilToCostGrid(1)).toBe(10);
+    expect(ceilToCostGrid(10)).toBe(10);
+    expect(ceilToCostGrid(11)).toBe(20);
+    expect(usdToNano(0.1 + 0.2)).toBe(300_000_000);
+  });
+});
+
+describe('token pricing', () => {
+  const pricing = { input: 2.5, output: 10, currency: 'USD', unit: '1M tokens' };
+
+  it('applies (in * input + out * output) / 1M', () => {
+    // 1000 * 2.5 + 500 * 10 = 7500 USD per 1M -> 0.0075 USD
+    expect(tokenCostNano(pricing, { input_tokens: 1000, output_tokens: 500 })).toBe(7_500_000);
+  });
+
+  it('applies the minimum request price', () => {
+    expect(tokenCostNano({ ...pricing, minimum_request_price_usd: 0.02 }, { input_tokens: 1, output_tokens: 1 })).toBe(20_000_000);
+    expect(tokenCostNano({ ...pricing, minimum_request_price_usd: 0.001 }, { input_tokens: 1000, output_tokens: 500 })).toBe(7_500_000);
+  });
+
+  it('honours the unit and minimum cache tokens', () => {
+    expect(tokensPerUnit('1M tokens')).toBe(1_000_000);
+    expect(tokensPerUnit('1K tokens')).toBe(1000);
+    expect(tokenCostNano({ ...pricing, unit: '1K tokens' }, { input_tokens: 1000, output_tokens: 0 })).toBe(2_500_000_000);
+    const cached = { ...pricing, minimum_cache_tokens: 1024 };
+    expect(tokenCostNano(cached, { input_tokens: 0, output_tokens: 0, cache_tokens: 10 })).toBe(tokenCostNano(pricing, { input_tokens: 1024, output_tokens: 0 }));
+    expect(tokenCostNano(cached, { input_tokens: 0, output_tokens: 0 })).toBe(0);
+  });
+
+  it('rounds up to the cost grid and never overflows for large counts', () => {
+    expect(tokenCostNano(pricing, { input_tokens: 1, output_tokens: 0 })).toBe(2500);
+    expect(tokenCostNano({ ...pricing, input: 0.000001 }, { input_tokens: 1, output_tokens: 0 })).toBe(10);
+    expect(tokenCostNano(pricing, { input_tokens: 50_000_000, output_tokens: 50_000_000 })).toBe(625 * 1_000_000_000);
+  });
+
+  it('refuses non-USD pricing instead of misbilling', () => {
+    expect(() => tokenCostNano({ ...pricing, currency: 'EUR' }, { input_tokens: 1, output_tokens: 1 })).toThrow(/USD/);
+  });
+});
