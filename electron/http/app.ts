@@ -1,12 +1,14 @@
 // The Fastify app: security hooks, the error boundary, and thin /v1 routes over the core.
 import multipart from '@fastify/multipart';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { createServer } from 'node:http';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Gateway } from '../core/gateway.js';
-import { newId } from '../core/ids.js';
+import { randomId } from '../core/ids.js';
 import { installErrorBoundary, type KnownRoute } from './error-boundary.js';
-import { registerImageRoutes } from './routes/images.js';
+import { registerImageEditRoute, registerImageGenerationRoute } from './routes/images.js';
 import { registerModelRoutes } from './routes/models.js';
-import { makeHostGuard } from './security.js';
+import { makeCatalogFastPath } from './catalog-fast-path.js';
+import { makeHostCheck, makeHostGuard } from './security.js';
 
 export interface HttpOptions {
   /** Extra Host header names to answer besides loopback (DNS-rebinding defense). */
@@ -15,9 +17,17 @@ export interface HttpOptions {
 }
 
 export async function buildHttpApp(gateway: Gateway, options: HttpOptions = {}): Promise<FastifyInstance> {
+  const isAllowedHost = makeHostCheck(options.allowedHosts ?? []);
+  const nextRequestId = requestIds();
+  const catalogFastPath = makeCatalogFastPath(gateway.catalog, isAllowedHost, nextRequestId);
   const app = Fastify({
+    serverFactory: (handler) =>
+      createServer((req, res) => {
+        if (!catalogFastPath(req, res)) handler(req, res);
+      }),
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
-    genReqId: () => newId('req', 20),
+    logController: new QuietRequestLog(),
+    genReqId: nextRequestId,
     requestIdHeader: false,
     bodyLimit: 1024 * 1024,
     return503OnClosing: true,
@@ -31,11 +41,30 @@ export async function buildHttpApp(gateway: Gateway, options: HttpOptions = {}):
     for (const method of [route.method].flat()) knownRoutes.push({ method, pattern });
   });
 
-  app.addHook('onRequest', makeHostGuard(options.allowedHosts ?? []));
+  app.addHook('onRequest', makeHostGuard(isAllowedHost));
   installErrorBoundary(app, () => knownRoutes);
-  await app.register(multipart, { throwFileSizeLimit: true });
 
   registerModelRoutes(app, gateway);
-  registerImageRoutes(app, gateway);
+  registerImageGenerationRoute(app, gateway);
+  // Upload routes get their own context: @fastify/multipart adds per-request hooks that the
+  // rest of the API (GET /v1/models above all) should not pay for.
+  await app.register(async (uploads) => {
+    await uploads.register(multipart, { throwFileSizeLimit: true });
+    registerImageEditRoute(uploads, gateway);
+  });
   return app;
+}
+
+/** req_<random per process><counter>: unique without drawing random bytes on every request. */
+function requestIds(): () => string {
+  const prefix = `req_${randomId(10)}`;
+  let counter = 0;
+  return () => `${prefix}${(counter++).toString(36)}`;
+}
+
+/** One log line per request (on completion); the "incoming request" line only at debug level. */
+class QuietRequestLog extends LogController {
+  override incomingRequest(request: FastifyRequest): void {
+    request.log.debug({ method: request.method, url: request.url }, 'incoming request');
+  }
 }

@@ -1,7 +1,7 @@
 // Loopback safety. The gateway binds 127.0.0.1; a web page could still reach it through DNS
 // rebinding (evil.example resolving to 127.0.0.1), so requests must name a loopback host, or a
 // host the owner configured, in their Host header.
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { GatewayError } from '../core/errors.js';
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
@@ -17,16 +17,25 @@ export function hostnameOf(host: string): string {
   return colon === -1 ? value : value.slice(0, colon);
 }
 
-export function makeHostGuard(allowedHosts: readonly string[]) {
+/** Whether a Host header names loopback or one of the owner's allowed hosts. */
+export function makeHostCheck(allowedHosts: readonly string[]): (host: string | undefined) => boolean {
   const allowed = new Set([...LOOPBACK, ...allowedHosts.map((h) => h.toLowerCase())]);
-  return async function hostGuard(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  return (host) => host !== undefined && allowed.has(hostnameOf(host));
+}
+
+export function makeHostGuard(isAllowedHost: (host: string | undefined) => boolean) {
+  // Callback style on purpose: it runs on every request, and Fastify's async hooks cost more.
+  return function hostGuard(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
     reply.header('x-request-id', request.id);
-    const host = request.headers.host;
-    if (!host || !allowed.has(hostnameOf(host))) {
-      throw new GatewayError(
-        'invalid_request',
-        'This gateway only answers requests addressed to localhost; add the host to allowedHosts to serve it.',
+    if (!isAllowedHost(request.headers.host)) {
+      done(
+        new GatewayError(
+          'invalid_request',
+          'This gateway only answers requests addressed to localhost; add the host to allowedHosts to serve it.',
+        ),
       );
+      return;
     }
+    done();
   };
 }

@@ -36,7 +36,8 @@ export async function openStore(dataDir: string): Promise<Store> {
   } catch (error) {
     throw new GatewayError('storage_unavailable', `Cannot open the database in ${dataDir}: ${(error as Error).message}`);
   }
-  const dataVersionStmt = raw.prepare('pragma data_version').pluck();
+  // raw() rows are arrays; libsql ignores pluck() and adds _metadata to object rows.
+  const dataVersionStmt = raw.prepare('pragma data_version').raw(true);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: raw }) });
 
   const migrator = new Migrator({ db, provider: migrationProvider });
@@ -64,7 +65,7 @@ export async function openStore(dataDir: string): Promise<Store> {
         }
       });
     },
-    dataVersion: () => dataVersionStmt.get() as number,
+    dataVersion: () => (dataVersionStmt.get() as [number])[0],
     close: () => db.destroy(),
   };
 }

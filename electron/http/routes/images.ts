@@ -10,23 +10,22 @@ const JSON_BODY_LIMIT = 1024 * 1024;
 const DEFAULT_MAX_FILE_BYTES = 8 * 1024 * 1024;
 const MAX_FIELD_BYTES = 256 * 1024;
 
-export function registerImageRoutes(app: FastifyInstance, gateway: Gateway): void {
-  const authenticate = makeAuthenticate(gateway.keys);
-
+export function registerImageGenerationRoute(app: FastifyInstance, gateway: Gateway): void {
   app.post<{ Body: ImageGenerationBody }>(
     '/v1/images/generations',
     {
-      onRequest: authenticate,
+      onRequest: makeAuthenticate(gateway.keys),
       bodyLimit: JSON_BODY_LIMIT,
       config: { contentType: 'application/json' },
       schema: { body: ImageGenerationBody },
-      preValidation: async (request) => {
-        if (request.isMultipart()) throw invalid('Unsupported Content-Type; this endpoint takes application/json.');
-      },
     },
     async (request) => gateway.images.generate(principalOf(request), request.body),
   );
+}
 
+/** Registered in the upload context, where the multipart parser lives. */
+export function registerImageEditRoute(app: FastifyInstance, gateway: Gateway): void {
+  const authenticate = makeAuthenticate(gateway.keys);
   app.post(
     '/v1/images/edits',
     { onRequest: authenticate, config: { contentType: 'multipart/form-data' } },

@@ -1,10 +1,19 @@
 import type { FastifyInstance } from 'fastify';
 import type { Gateway } from '../../core/gateway.js';
 
-/** GET /v1/models: the live catalog, no auth. The body is pre-serialized by the catalog. */
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * GET /v1/models: the live catalog, no auth. The body is pre-serialized by the catalog; the
+ * common case (cache fresh) answers synchronously, without a promise per request.
+ */
 export function registerModelRoutes(app: FastifyInstance, gateway: Gateway): void {
-  app.get('/v1/models', async (_request, reply) => {
-    const body = await gateway.catalog.listBody();
-    return reply.type('application/json; charset=utf-8').send(body);
+  app.get('/v1/models', (_request, reply) => {
+    const body = gateway.catalog.freshBody();
+    if (body) {
+      reply.header('content-type', JSON_TYPE).send(body);
+      return;
+    }
+    return gateway.catalog.listBody().then((fresh) => reply.header('content-type', JSON_TYPE).send(fresh));
   });
 }
