@@ -14,7 +14,13 @@ export interface ThroughputResult {
   target_ratio: number;
 }
 
-function startServer(script: string, args: string[] = []): Promise<{ child: ChildProcess; port: number }> {
+export interface BenchServer {
+  child: ChildProcess;
+  port: number;
+  token: string;
+}
+
+export function startServer(script: string, args: string[] = []): Promise<BenchServer> {
   const child = spawn(process.execPath, [fileURLToPath(new URL(script, import.meta.url)), ...args], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -23,7 +29,7 @@ function startServer(script: string, args: string[] = []): Promise<{ child: Chil
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       const match = /PORT (\d+)/.exec(out);
-      if (match) resolve({ child, port: Number(match[1]) });
+      if (match) resolve({ child, port: Number(match[1]), token: /TOKEN (\S+)/.exec(out)?.[1] ?? '' });
     });
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
   });
@@ -35,7 +41,7 @@ async function load(url: string, seconds: number): Promise<number> {
   return result.requests.average;
 }
 
-const median = (values: number[]): number => {
+export const median = (values: number[]): number => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] ?? 0;
 };

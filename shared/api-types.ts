@@ -92,3 +92,32 @@ export interface BalanceView {
   holds_usd: string;
   available_usd: string;
 }
+
+export type VideoStatus = 'queued' | 'in_progress' | 'completed' | 'failed' | 'timeout';
+
+/** A video task as GET /v1/videos/{id} returns it (the contract's fields plus SDK-friendly extras). */
+export interface VideoTask {
+  id: string;
+  object: 'video';
+  model: string;
+  status: VideoStatus;
+  progress: number;
+  seconds: string;
+  size: string;
+  request_type: string;
+  client_request_id: string | null;
+  created_at: number;
+  completed_at: number | null;
+  outputs: string[];
+  error: { code: string; message: string } | null;
+  /** The hold while the task runs; the charged amount once completed; 0 when released. */
+  cost_usd: string;
+}
+
+export interface VideoTaskList {
+  object: 'list';
+  data: VideoTask[];
+  first_id: string | null;
+  last_id: string | null;
+  has_more: boolean;
+}

@@ -1,10 +1,13 @@
-// The gateway as the catalog benchmark measures it: a fresh data dir, default settings.
+// The gateway as the benchmarks measure it: a fresh data dir, default settings, the scheduler
+// running, and one funded key whose token is printed for benches that create tasks.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createGateway } from '../../electron/core/gateway.js';
+import { createGateway, startBackgroundWork } from '../../electron/core/gateway.js';
 import { startHttpServer } from '../../electron/http/server.js';
 
 const gateway = await createGateway({ dataDir: mkdtempSync(join(tmpdir(), 'mgw-bench-')) });
+await startBackgroundWork(gateway);
+const { token } = await gateway.keys.create({ access: 'balance', balanceNano: 1_000 * 1_000_000_000, label: 'bench' });
 const server = await startHttpServer(gateway, { host: '127.0.0.1', port: 0 });
-process.stdout.write(`PORT ${server.port}\n`);
+process.stdout.write(`TOKEN ${token}\nPORT ${server.port}\n`);

@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { loadSettings } from '../core/config.js';
-import { createGateway, recoverAfterCrash } from '../core/gateway.js';
+import { createGateway, startBackgroundWork } from '../core/gateway.js';
 import { startHttpServer } from '../http/server.js';
 import { parse, portArg, stringOpt } from './args.js';
 
@@ -19,7 +19,7 @@ export async function serveCommand(argv: string[], dataDir: string): Promise<voi
   );
 
   const gateway = await createGateway({ dataDir, logger });
-  await recoverAfterCrash(gateway);
+  await startBackgroundWork(gateway);
   const server = await startHttpServer(gateway, { host, port, allowedHosts: settings.allowedHosts, logger });
   process.stdout.write(`mgw: listening on ${server.baseUrl} (data dir ${dataDir})\n`);
 

@@ -12,6 +12,7 @@ export const ERROR_STATUS = {
   method_not_allowed: 405,
   video_not_ready: 409,
   request_too_large: 413,
+  range_not_satisfiable: 416,
   reference_image_too_large: 413,
   rate_limit_exceeded: 429,
   upstream_rate_limited: 429,

@@ -6,15 +6,20 @@ import { CatalogService } from './catalog/catalog-service.js';
 import { systemClock, type Clock } from './clock.js';
 import { ImageService } from './images/image-service.js';
 import { silentLogger, type Logger } from './logger.js';
-import { LOCAL_IMAGE_MODELS, LOCAL_PROVIDER_ID } from './providers/local/local-models.js';
+import { LOCAL_IMAGE_MODELS, LOCAL_PROVIDER_ID, LOCAL_VIDEO_MODELS } from './providers/local/local-models.js';
 import { LocalProvider } from './providers/local/local-provider.js';
 import { ProviderRegistry } from './providers/registry.js';
 import { openStore, type Store } from './store/database.js';
+import { VideoFiles } from './videos/reference-store.js';
+import { VideoScheduler, type SchedulerOptions } from './videos/video-scheduler.js';
+import { VideoService } from './videos/video-service.js';
+import { VideoTaskStore } from './videos/video-task-store.js';
 
 export interface GatewayOptions {
   dataDir: string;
   clock?: Clock;
   logger?: Logger;
+  scheduler?: SchedulerOptions;
 }
 
 export interface Gateway {
@@ -27,6 +32,9 @@ export interface Gateway {
   readonly keys: KeyService;
   readonly providers: ProviderRegistry;
   readonly images: ImageService;
+  readonly videos: VideoService;
+  readonly videoTasks: VideoTaskStore;
+  readonly scheduler: VideoScheduler;
   close(): Promise<void>;
 }
 
@@ -38,10 +46,18 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const billing = new BillingService(store, clock);
   const keys = new KeyService(store, billing, clock);
   const providers = new ProviderRegistry();
-  providers.register(new LocalProvider(logger));
+  const local = new LocalProvider(logger);
+  providers.register(local);
   const images = new ImageService(catalog, providers, billing);
+  const files = new VideoFiles(options.dataDir);
+  await files.init();
+  const videoTasks = new VideoTaskStore(store, billing, clock);
+  const scheduler = new VideoScheduler(videoTasks, providers, files, clock, logger, options.scheduler);
+  const videos = new VideoService(store, catalog, providers, billing, videoTasks, files, scheduler, clock, logger);
 
-  await catalog.seed(LOCAL_IMAGE_MODELS.map((record) => ({ record, providerId: LOCAL_PROVIDER_ID, upstreamModel: record.id })));
+  await catalog.seed(
+    [...LOCAL_IMAGE_MODELS, ...LOCAL_VIDEO_MODELS].map((record) => ({ record, providerId: LOCAL_PROVIDER_ID, upstreamModel: record.id })),
+  );
 
   return {
     dataDir: options.dataDir,
@@ -53,12 +69,23 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     keys,
     providers,
     images,
-    close: () => store.close(),
+    videos,
+    videoTasks,
+    scheduler,
+    async close() {
+      await scheduler.stop();
+      await local.shutdown();
+      await store.close();
+    },
   };
 }
 
-/** Server start only: image holds belong to synchronous requests, so any left active are from a crash. */
-export async function recoverAfterCrash(gateway: Gateway): Promise<void> {
+/**
+ * Server start only (the CLI opens the same database without taking over its work): image holds
+ * belong to synchronous requests, so any left active are from a crash; video tasks resume.
+ */
+export async function startBackgroundWork(gateway: Gateway): Promise<void> {
   const released = await gateway.billing.releaseOrphans('image');
   if (released > 0) gateway.logger.warn({ released }, 'released image holds left by an interrupted run');
+  gateway.scheduler.start();
 }

@@ -7,6 +7,7 @@ import { randomId } from '../core/ids.js';
 import { installErrorBoundary, type KnownRoute } from './error-boundary.js';
 import { registerImageEditRoute, registerImageGenerationRoute } from './routes/images.js';
 import { registerModelRoutes } from './routes/models.js';
+import { registerVideoRoutes } from './routes/videos.js';
 import { makeCatalogFastPath } from './catalog-fast-path.js';
 import { makeHostCheck, makeHostGuard } from './security.js';
 
@@ -31,7 +32,7 @@ export async function buildHttpApp(gateway: Gateway, options: HttpOptions = {}):
     requestIdHeader: false,
     bodyLimit: 1024 * 1024,
     return503OnClosing: true,
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, allErrors: false } },
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, allErrors: false, allowUnionTypes: true } },
   });
   app.decorateRequest('principal', null);
 
@@ -49,8 +50,10 @@ export async function buildHttpApp(gateway: Gateway, options: HttpOptions = {}):
   // Upload routes get their own context: @fastify/multipart adds per-request hooks that the
   // rest of the API (GET /v1/models above all) should not pay for.
   await app.register(async (uploads) => {
-    await uploads.register(multipart, { throwFileSizeLimit: true });
+    // Size limits are enforced by multipart-form.ts itself (see readCapped).
+    await uploads.register(multipart, { throwFileSizeLimit: false });
     registerImageEditRoute(uploads, gateway);
+    registerVideoRoutes(uploads, gateway);
   });
   return app;
 }

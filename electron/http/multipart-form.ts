@@ -32,7 +32,8 @@ export async function readMultipartForm(request: FastifyRequest, spec: FormSpec)
   const files: ReferenceImage[] = [];
   const parts = request.parts({
     limits: {
-      fileSize: spec.maxFileBytes,
+      // One byte over the cap: a file that reaches it is too large, whatever busboy's timing.
+      fileSize: spec.maxFileBytes + 1,
       files: spec.maxFiles + 1,
       fields: spec.textFields.length + 4,
       fieldSize: spec.maxFieldBytes,
@@ -52,18 +53,13 @@ export async function readMultipartForm(request: FastifyRequest, spec: FormSpec)
           part.file.resume();
           throw invalid(`Too many files under "${spec.fileField}"; at most ${spec.maxFiles} are accepted.`, spec.fileField);
         }
-        let bytes: Buffer;
-        try {
-          bytes = await part.toBuffer();
-        } catch (error) {
-          if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') {
-            throw new GatewayError(
-              'reference_image_too_large',
-              `The file "${part.filename}" is larger than ${spec.maxFileBytes} bytes.`,
-              name,
-            );
-          }
-          throw error;
+        const bytes = await readCapped(part.file, spec.maxFileBytes);
+        if (!bytes) {
+          throw new GatewayError(
+            'reference_image_too_large',
+            `The file "${part.filename}" is larger than ${spec.maxFileBytes} bytes.`,
+            name,
+          );
         }
         const sniffed = sniffImage(bytes);
         if (!sniffed) throw invalid(`The file "${part.filename}" is not a PNG, JPEG or WebP image.`, name);
@@ -80,6 +76,17 @@ export async function readMultipartForm(request: FastifyRequest, spec: FormSpec)
     throw mapPartError(error);
   }
   return { fields, files };
+}
+
+/** Reads a file part, keeping at most `cap` bytes; null when it is larger. */
+async function readCapped(stream: AsyncIterable<Buffer> & { truncated?: boolean }, cap: number): Promise<Buffer | null> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of stream) {
+    total += chunk.length;
+    if (total <= cap) chunks.push(chunk);
+  }
+  return total > cap || stream.truncated ? null : Buffer.concat(chunks);
 }
 
 function mapPartError(error: unknown): unknown {

@@ -30,7 +30,7 @@ export function validationToGatewayError(errors: FastifySchemaValidationError[])
       return new GatewayError('invalid_request', `Missing required field ${String(params.missingProperty)}.`, String(params.missingProperty));
     case 'type':
       if (path === '') return new GatewayError('invalid_request', 'The request body must be a JSON object.');
-      return new GatewayError('invalid_request', `${path} must be of type ${String(params.type)}.`, path);
+      return new GatewayError('invalid_request', `${path} must be ${String(params.type).split(',').map((t) => `a${/^[aeiou]/.test(t) ? 'n' : ''} ${t}`).join(' or ')}.`, path);
     default:
       return new GatewayError('invalid_request', `${path || 'body'} ${first.message ?? 'is invalid'}.`, path || null);
   }

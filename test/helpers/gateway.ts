@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import OpenAI from 'openai';
 import type { AccessType } from '../../shared/api-types.js';
 import type { Clock } from '../../electron/core/clock.js';
-import { createGateway, type Gateway } from '../../electron/core/gateway.js';
+import { createGateway, startBackgroundWork, type Gateway } from '../../electron/core/gateway.js';
+import type { SchedulerOptions } from '../../electron/core/videos/video-scheduler.js';
 import { startHttpServer, type RunningServer } from '../../electron/http/server.js';
 
 export function tempDir(prefix = 'mgw-test-'): string {
@@ -23,9 +24,22 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
-export async function startTestGateway(options: { clock?: Clock; allowedHosts?: string[] } = {}): Promise<TestGateway> {
+export interface TestGatewayOptions {
+  clock?: Clock;
+  allowedHosts?: string[];
+  scheduler?: SchedulerOptions;
+  /** Start the video scheduler (default true). */
+  background?: boolean;
+}
+
+export async function startTestGateway(options: TestGatewayOptions = {}): Promise<TestGateway> {
   const dataDir = tempDir();
-  const gateway = await createGateway({ dataDir, ...(options.clock ? { clock: options.clock } : {}) });
+  const gateway = await createGateway({
+    dataDir,
+    ...(options.clock ? { clock: options.clock } : {}),
+    scheduler: options.scheduler ?? { intervalMs: 100 },
+  });
+  if (options.background !== false) await startBackgroundWork(gateway);
   const server = await startHttpServer(gateway, {
     host: '127.0.0.1',
     port: 0,

@@ -126,43 +126,48 @@ export class BillingService {
    * Returns the amount charged, or null when the hold had already ended.
    */
   async consume(holdId: string, chargeNano: number): Promise<number | null> {
-    return this.store.tx(async (trx) => {
-      const hold = await this.activeHold(trx, holdId);
-      if (!hold) return null;
-      const account = await this.getAccount(hold.account_id, trx);
-      const coverable = availableNano(account) + hold.amount_nano;
-      const charged = Math.max(0, Math.min(chargeNano, coverable));
-      const fromAllowance = Math.min(charged, allowanceLeft(account));
-      const fromBalance = charged - fromAllowance;
-      await this.endHold(trx, hold, 'consumed', charged);
-      await trx
-        .updateTable('accounts')
-        .set((eb) => ({
-          held_nano: eb('held_nano', '-', hold.amount_nano),
-          allowance_used_nano: eb('allowance_used_nano', '+', fromAllowance),
-          balance_nano: eb('balance_nano', '-', fromBalance),
-        }))
-        .where('id', '=', hold.account_id)
-        .execute();
-      await this.ledger(trx, hold.account_id, 'consume', charged, -fromBalance, -fromAllowance, hold.id, hold.ref);
-      return charged;
-    });
+    return this.store.tx((trx) => this.consumeIn(trx, holdId, chargeNano));
+  }
+
+  /** consume() inside the caller's transaction, so a task's terminal status and its hold end together. */
+  async consumeIn(trx: Db, holdId: string, chargeNano: number): Promise<number | null> {
+    const hold = await this.activeHold(trx, holdId);
+    if (!hold) return null;
+    const account = await this.getAccount(hold.account_id, trx);
+    const coverable = availableNano(account) + hold.amount_nano;
+    const charged = Math.max(0, Math.min(chargeNano, coverable));
+    const fromAllowance = Math.min(charged, allowanceLeft(account));
+    const fromBalance = charged - fromAllowance;
+    await this.endHold(trx, hold, 'consumed', charged);
+    await trx
+      .updateTable('accounts')
+      .set((eb) => ({
+        held_nano: eb('held_nano', '-', hold.amount_nano),
+        allowance_used_nano: eb('allowance_used_nano', '+', fromAllowance),
+        balance_nano: eb('balance_nano', '-', fromBalance),
+      }))
+      .where('id', '=', hold.account_id)
+      .execute();
+    await this.ledger(trx, hold.account_id, 'consume', charged, -fromBalance, -fromAllowance, hold.id, hold.ref);
+    return charged;
   }
 
   /** Releases a hold; returns false when it had already ended (so callers can be idempotent). */
   async release(holdId: string): Promise<boolean> {
-    return this.store.tx(async (trx) => {
-      const hold = await this.activeHold(trx, holdId);
-      if (!hold) return false;
-      await this.endHold(trx, hold, 'released', 0);
-      await trx
-        .updateTable('accounts')
-        .set((eb) => ({ held_nano: eb('held_nano', '-', hold.amount_nano) }))
-        .where('id', '=', hold.account_id)
-        .execute();
-      await this.ledger(trx, hold.account_id, 'release', hold.amount_nano, 0, 0, hold.id, hold.ref);
-      return true;
-    });
+    return this.store.tx((trx) => this.releaseIn(trx, holdId));
+  }
+
+  async releaseIn(trx: Db, holdId: string): Promise<boolean> {
+    const hold = await this.activeHold(trx, holdId);
+    if (!hold) return false;
+    await this.endHold(trx, hold, 'released', 0);
+    await trx
+      .updateTable('accounts')
+      .set((eb) => ({ held_nano: eb('held_nano', '-', hold.amount_nano) }))
+      .where('id', '=', hold.account_id)
+      .execute();
+    await this.ledger(trx, hold.account_id, 'release', hold.amount_nano, 0, 0, hold.id, hold.ref);
+    return true;
   }
 
   /** Holds of synchronous requests cannot outlive the process: release those a crash left behind. */

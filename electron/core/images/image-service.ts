@@ -41,7 +41,7 @@ export class ImageService {
     const size = resolveSize(request.size, entry.record);
     assertModelAccess(principal, entry.record);
     const job: ImageJob = this.job(entry, request.prompt, size);
-    const provider = this.providers.get(entry.providerId);
+    const provider = this.providers.image(entry.providerId);
     return this.billed(principal, entry, provider.estimateImageUsage(job), () => provider.generateImage(job));
   }
 
@@ -52,7 +52,7 @@ export class ImageService {
     checkReferenceImages(request.images, entry.record);
     assertModelAccess(principal, entry.record);
     const job: ImageEditJob = { ...this.job(entry, request.prompt, size), images: request.images };
-    const provider = this.providers.get(entry.providerId);
+    const provider = this.providers.image(entry.providerId);
     return this.billed(principal, entry, provider.estimateImageUsage(job), () => provider.editImage(job));
   }
 

@@ -43,4 +43,44 @@ export interface ImageProvider {
   editImage(job: ImageEditJob): Promise<ImageOutcome>;
 }
 
-export type Provider = ImageProvider;
+export interface VideoJob {
+  taskId: string;
+  modelId: string;
+  upstreamModel: string;
+  requestType: string;
+  prompt: string;
+  seconds: number;
+  /** The size as the client sent it (a named resolution or WxH), and its pixel dimensions. */
+  size: string;
+  width: number;
+  height: number;
+  /** Reference images saved in the data dir (they must survive a restart). */
+  referencePaths: string[];
+  /** Where a local render must write the MP4. */
+  outputPath: string;
+}
+
+export type VideoOutput = { kind: 'file'; path: string } | { kind: 'url'; url: string };
+
+export type VideoPoll =
+  | { state: 'queued' | 'in_progress'; progress: number }
+  | { state: 'completed'; output: VideoOutput }
+  | { state: 'failed'; message: string }
+  /** The provider has no record of the job (the local engine after a restart): submit it again. */
+  | { state: 'unknown' };
+
+export interface VideoProvider {
+  readonly id: string;
+  readonly kind: string;
+  /** Starts the job; throws a GatewayError when the provider refuses it. Returns the upstream id. */
+  submitVideo(job: VideoJob): Promise<string>;
+  pollVideo(job: VideoJob, upstreamId: string): Promise<VideoPoll>;
+  cancelVideo(job: VideoJob, upstreamId: string): Promise<void>;
+  /** Local providers call this when a job changes, so the scheduler need not wait for its next tick. */
+  onVideoUpdate?(listener: (taskId: string) => void): void;
+}
+
+export type Provider = ImageProvider | VideoProvider | (ImageProvider & VideoProvider);
+
+export const isImageProvider = (p: Provider): p is ImageProvider => 'generateImage' in p;
+export const isVideoProvider = (p: Provider): p is VideoProvider => 'submitVideo' in p;

@@ -87,6 +87,53 @@ const migrations: Record<string, Migration> = {
       }
     },
   },
+  '0002_video_tasks_idempotency': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('video_tasks')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id'))
+        .addColumn('key_id', 'text', (c) => c.notNull())
+        .addColumn('model', 'text', (c) => c.notNull())
+        .addColumn('provider_id', 'text', (c) => c.notNull())
+        .addColumn('upstream_model', 'text', (c) => c.notNull())
+        .addColumn('request_type', 'text', (c) => c.notNull())
+        .addColumn('prompt', 'text', (c) => c.notNull())
+        .addColumn('seconds', 'integer', (c) => c.notNull())
+        .addColumn('size', 'text', (c) => c.notNull())
+        .addColumn('client_request_id', 'text')
+        .addColumn('reference_files', 'text', (c) => c.notNull().defaultTo('[]'))
+        .addColumn('status', 'text', (c) =>
+          c.notNull().check(sql`status in ('queued','in_progress','completed','failed','timeout')`),
+        )
+        .addColumn('progress', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('hold_id', 'text', (c) => c.references('holds.id'))
+        .addColumn('cost_nano', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('upstream_id', 'text')
+        .addColumn('output_path', 'text')
+        .addColumn('output_url', 'text')
+        .addColumn('error_code', 'text')
+        .addColumn('error_message', 'text')
+        .addColumn('created_at', 'integer', (c) => c.notNull())
+        .addColumn('updated_at', 'integer', (c) => c.notNull())
+        .addColumn('completed_at', 'integer')
+        .addColumn('deadline_at', 'integer', (c) => c.notNull())
+        .addColumn('next_poll_at', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
+      await db.schema.createIndex('video_tasks_owner').on('video_tasks').columns(['account_id', 'created_at', 'id']).execute();
+      await db.schema.createIndex('video_tasks_status').on('video_tasks').columns(['status', 'next_poll_at']).execute();
+
+      await db.schema
+        .createTable('idempotency_keys')
+        .addColumn('account_id', 'text', (c) => c.notNull())
+        .addColumn('key', 'text', (c) => c.notNull())
+        .addColumn('request_hash', 'text', (c) => c.notNull())
+        .addColumn('task_id', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'integer', (c) => c.notNull())
+        .addPrimaryKeyConstraint('idempotency_keys_pk', ['account_id', 'key'])
+        .execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -61,7 +61,49 @@ export interface MetaTable {
   value: string;
 }
 
+export type VideoStatus = 'queued' | 'in_progress' | 'completed' | 'failed' | 'timeout';
+
+export interface VideoTasksTable {
+  id: string;
+  account_id: string;
+  key_id: string;
+  model: string;
+  provider_id: string;
+  upstream_model: string;
+  request_type: string;
+  prompt: string;
+  seconds: number;
+  size: string;
+  client_request_id: string | null;
+  /** JSON array of file names under <data dir>/uploads. */
+  reference_files: string;
+  status: VideoStatus;
+  progress: number;
+  hold_id: string | null;
+  cost_nano: number;
+  upstream_id: string | null;
+  output_path: string | null;
+  output_url: string | null;
+  error_code: string | null;
+  error_message: string | null;
+  created_at: number;
+  updated_at: number;
+  completed_at: number | null;
+  deadline_at: number;
+  next_poll_at: number;
+}
+
+export interface IdempotencyKeysTable {
+  account_id: string;
+  key: string;
+  request_hash: string;
+  task_id: string;
+  created_at: number;
+}
+
 export interface Database {
+  video_tasks: VideoTasksTable;
+  idempotency_keys: IdempotencyKeysTable;
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   holds: HoldsTable;
@@ -76,3 +118,4 @@ export type HoldRow = Selectable<HoldsTable>;
 export type LedgerRow = Selectable<LedgerTable>;
 export type ModelRow = Selectable<ModelsTable>;
 export type NewLedgerRow = Insertable<LedgerTable>;
+export type VideoTaskRow = Selectable<VideoTasksTable>;

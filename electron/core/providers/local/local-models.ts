@@ -49,3 +49,65 @@ export const LOCAL_IMAGE_MODELS: ModelRecord[] = [
     capabilities: { ...imageCapabilities },
   },
 ];
+
+export const LOCAL_VIDEO_SIZES = ['480p', '720p', '854x480', '1280x720'];
+
+const videoCommon = {
+  object: 'model' as const,
+  created: CREATED,
+  owned_by: 'mgw-local',
+  tier: 'pro' as const,
+  model_type: 'video',
+  pricing_mode: 'second' as const,
+  context_window: { tokens: null, chars: 32_000 },
+  usage_based_only: true,
+  stream: false,
+  json_mode: false,
+  reasoning: false,
+  tools_calling: false,
+};
+
+export const LOCAL_VIDEO_MODELS: ModelRecord[] = [
+  {
+    ...videoCommon,
+    id: 'local-video',
+    pricing: {
+      price: 0.05,
+      route_prices_usd_per_second: [
+        { route: 'local-video', request_type: 'text-to-video', public_price_usd_per_second: 0.05 },
+        { route: 'local-video', request_type: 'image-to-video', public_price_usd_per_second: 0.08 },
+      ],
+      currency: 'USD',
+      unit: 'second',
+    },
+    modalities: { input: ['text', 'image'], output: ['video'] },
+    capabilities: {
+      video_generation: true,
+      video_async: true,
+      supported_seconds: [2, 4, 8],
+      supported_sizes: LOCAL_VIDEO_SIZES,
+      max_reference_images: 1,
+      max_reference_image_bytes: 8_388_608,
+      requires_reference_image: false,
+      request_types: ['text-to-video', 'image-to-video'],
+      max_task_seconds: 900,
+    },
+  },
+  {
+    ...videoCommon,
+    id: 'local-animate',
+    pricing: { price: 0.04, currency: 'USD', unit: 'second' },
+    modalities: { input: ['text', 'image'], output: ['video'] },
+    capabilities: {
+      video_generation: true,
+      video_async: true,
+      supported_seconds: [2, 4, 8],
+      supported_sizes: LOCAL_VIDEO_SIZES,
+      max_reference_images: 1,
+      max_reference_image_bytes: 8_388_608,
+      requires_reference_image: true,
+      request_types: ['image-to-video'],
+      max_task_seconds: 900,
+    },
+  },
+];

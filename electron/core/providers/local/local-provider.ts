@@ -1,68 +1,45 @@
-// The built-in engine behind the provider interface: works offline and is the default.
-import { editImage, EngineInputError, generateImage } from '../../../engine/images/index.js';
+// The built-in provider ("local"): one registry entry serving both the image and the video
+// engine, each in its own file.
 import type { TokenUsage } from '../../billing/pricing.js';
-import { GatewayError } from '../../errors.js';
-import { sniffImage } from '../../images/image-sniff.js';
 import type { Logger } from '../../logger.js';
-import type { ImageEditJob, ImageJob, ImageOutcome, ImageProvider } from '../provider.js';
+import type { ImageEditJob, ImageJob, ImageOutcome, ImageProvider, VideoJob, VideoPoll, VideoProvider } from '../provider.js';
+import { LocalImageProvider } from './local-image-provider.js';
 import { LOCAL_PROVIDER_ID } from './local-models.js';
+import { LocalVideoProvider } from './local-video-provider.js';
 
-/** Text tokens: about four characters each, as common tokenizers average for English. */
-export const promptTokens = (prompt: string): number => Math.max(1, Math.ceil(prompt.length / 4));
-
-/** Image tokens: one per 32x32 patch, so 1024x1024 is 1024 tokens. */
-export const imageTokens = (width: number, height: number): number => Math.ceil((width * height) / 1024);
-
-export class LocalProvider implements ImageProvider {
+export class LocalProvider implements ImageProvider, VideoProvider {
   readonly id = LOCAL_PROVIDER_ID;
   readonly kind = 'local';
+  private readonly images: LocalImageProvider;
+  private readonly videos: LocalVideoProvider;
 
-  constructor(private readonly logger: Logger) {}
+  constructor(logger: Logger) {
+    this.images = new LocalImageProvider(logger);
+    this.videos = new LocalVideoProvider(logger);
+  }
 
   estimateImageUsage(job: ImageJob | ImageEditJob): TokenUsage {
-    const references = 'images' in job ? job.images : [];
-    let input = promptTokens(job.prompt);
-    for (const image of references) {
-      const size = sniffImage(image.bytes);
-      if (size) input += imageTokens(size.width, size.height);
-    }
-    let { width, height } = job;
-    const first = references[0] ? sniffImage(references[0].bytes) : null;
-    if (!job.sizeGiven && first) ({ width, height } = first);
-    return { input_tokens: input, output_tokens: imageTokens(width, height) };
+    return this.images.estimateImageUsage(job);
   }
-
-  async generateImage(job: ImageJob): Promise<ImageOutcome> {
-    const image = await generateImage({ prompt: job.prompt, width: job.width, height: job.height });
-    return {
-      bytes: image.png,
-      usage: { input_tokens: promptTokens(job.prompt), output_tokens: imageTokens(image.width, image.height) },
-    };
+  generateImage(job: ImageJob): Promise<ImageOutcome> {
+    return this.images.generateImage(job);
   }
-
-  async editImage(job: ImageEditJob): Promise<ImageOutcome> {
-    try {
-      const result = await editImage({
-        prompt: job.prompt,
-        images: job.images.map((i) => i.bytes),
-        ...(job.sizeGiven ? { width: job.width, height: job.height } : {}),
-      });
-      if (!result.understood) {
-        this.logger.warn(
-          { model: job.model.id, instruction: job.prompt.slice(0, 200), operations: result.operations },
-          'local engine did not understand the edit instruction; applied a stylized grade instead',
-        );
-      }
-      const estimate = this.estimateImageUsage(job);
-      return {
-        bytes: result.png,
-        usage: { input_tokens: estimate.input_tokens, output_tokens: imageTokens(result.width, result.height) },
-      };
-    } catch (error) {
-      if (error instanceof EngineInputError) {
-        throw new GatewayError('invalid_request', 'A reference image could not be decoded.', 'image');
-      }
-      throw error;
-    }
+  editImage(job: ImageEditJob): Promise<ImageOutcome> {
+    return this.images.editImage(job);
+  }
+  submitVideo(job: VideoJob): Promise<string> {
+    return this.videos.submitVideo(job);
+  }
+  pollVideo(job: VideoJob): Promise<VideoPoll> {
+    return this.videos.pollVideo(job);
+  }
+  cancelVideo(job: VideoJob): Promise<void> {
+    return this.videos.cancelVideo(job);
+  }
+  onVideoUpdate(listener: (taskId: string) => void): void {
+    this.videos.onVideoUpdate(listener);
+  }
+  shutdown(): Promise<void> {
+    return this.videos.shutdown();
   }
 }

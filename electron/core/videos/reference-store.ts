@@ -1,0 +1,41 @@
+// Reference images and outputs of video tasks live in the data dir, named by task id only (ids
+// are generated, never taken from a client), so a restart can resume every task.
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ReferenceImage } from '../providers/provider.js';
+
+const EXTENSION = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp' } as const;
+
+export class VideoFiles {
+  readonly uploadsDir: string;
+  readonly outputsDir: string;
+
+  constructor(dataDir: string) {
+    this.uploadsDir = join(dataDir, 'uploads');
+    this.outputsDir = join(dataDir, 'videos');
+  }
+
+  async init(): Promise<void> {
+    await mkdir(this.uploadsDir, { recursive: true });
+    await mkdir(this.outputsDir, { recursive: true });
+  }
+
+  outputPath(taskId: string): string {
+    return join(this.outputsDir, `${taskId}.mp4`);
+  }
+
+  referencePath(fileName: string): string {
+    return join(this.uploadsDir, fileName);
+  }
+
+  /** Saves the images and returns their file names (what the task row keeps). */
+  async saveReferences(taskId: string, images: ReferenceImage[]): Promise<string[]> {
+    const names = images.map((image, i) => `${taskId}-${i}.${EXTENSION[image.mime]}`);
+    await Promise.all(images.map((image, i) => writeFile(this.referencePath(names[i]!), image.bytes)));
+    return names;
+  }
+
+  async removeReferences(names: string[]): Promise<void> {
+    await Promise.all(names.map((name) => rm(this.referencePath(name), { force: true })));
+  }
+}

@@ -1,0 +1,40 @@
+// The hold of a video task: seconds x the matching route price when the record lists route
+// prices, else seconds x pricing.price (the contract's Billing formulas).
+import type { ModelRecord } from '../../../shared/api-types.js';
+import { perSecondCostNano } from '../billing/pricing.js';
+import { invalid } from '../errors.js';
+
+export function pricePerSecond(record: ModelRecord, upstreamModel: string, requestType: string): number {
+  const routes = record.pricing.route_prices_usd_per_second;
+  if (routes && routes.length > 0) {
+    const candidates = routes.filter((r) => r.request_type === requestType);
+    const exact = candidates.find((r) => r.route === record.id || r.route === upstreamModel);
+    const match = exact ?? (candidates.length === 1 ? candidates[0] : undefined);
+    if (!match) throw invalid(`${record.id} has no route price for ${requestType}.`, 'request_type');
+    return match.public_price_usd_per_second;
+  }
+  if (record.pricing.price === undefined) throw invalid(`${record.id} has no per-second price.`, 'model');
+  return record.pricing.price;
+}
+
+export function videoHoldNano(record: ModelRecord, upstreamModel: string, requestType: string, seconds: number): number {
+  if (record.pricing.currency.toUpperCase() !== 'USD') {
+    throw invalid(`This model is priced in ${record.pricing.currency}; only USD pricing can be billed.`, 'model');
+  }
+  return perSecondCostNano(pricePerSecond(record, upstreamModel, requestType), seconds);
+}
+
+/** Named resolutions map to 16:9 frames; exact sizes pass through. */
+export function videoDimensions(size: string): { width: number; height: number } {
+  const named: Record<string, { width: number; height: number }> = {
+    '360p': { width: 640, height: 360 },
+    '480p': { width: 854, height: 480 },
+    '720p': { width: 1280, height: 720 },
+    '1080p': { width: 1920, height: 1080 },
+  };
+  const known = named[size.toLowerCase()];
+  if (known) return known;
+  const match = /^(\d{2,5})x(\d{2,5})$/.exec(size);
+  if (!match) throw invalid(`size ${size} is neither a named resolution nor <width>x<height>.`, 'size');
+  return { width: Number(match[1]), height: Number(match[2]) };
+}

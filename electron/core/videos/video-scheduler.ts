@@ -1,0 +1,199 @@
+// Drives video tasks to an end in the background, whether or not any client polls: polls the
+// provider of every active task, records progress, and makes the terminal transitions (which end
+// the hold). It resumes from the database at start, so tasks survive a crash or restart.
+import type { Clock } from '../clock.js';
+import { isGatewayError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { VideoJob, VideoPoll, VideoProvider } from '../providers/provider.js';
+import type { ProviderRegistry } from '../providers/registry.js';
+import type { VideoTaskRow } from '../store/schema.js';
+import type { VideoFiles } from './reference-store.js';
+import { videoDimensions } from './video-pricing.js';
+import type { VideoTaskStore } from './video-task-store.js';
+
+export interface SchedulerOptions {
+  /** How often active tasks are polled (local tasks also push updates between ticks). */
+  intervalMs?: number;
+  /** Tasks polled at once. */
+  concurrency?: number;
+}
+
+type Listener = (taskId: string) => void;
+
+export class VideoScheduler {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private again = false;
+  private stopped = true;
+  private readonly listeners = new Set<Listener>();
+  private readonly intervalMs: number;
+  private readonly concurrency: number;
+
+  constructor(
+    private readonly tasks: VideoTaskStore,
+    private readonly providers: ProviderRegistry,
+    private readonly files: VideoFiles,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    options: SchedulerOptions = {},
+  ) {
+    this.intervalMs = options.intervalMs ?? 500;
+    this.concurrency = options.concurrency ?? 16;
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    for (const provider of this.providers.list()) {
+      if ('onVideoUpdate' in provider && provider.onVideoUpdate) {
+        provider.onVideoUpdate((taskId) => {
+          // Make the task due now, so its change is recorded without waiting for the next tick.
+          void this.tasks.schedulePoll(taskId, 0).then(() => this.poke());
+        });
+      }
+    }
+    this.timer = setInterval(() => this.poke(), this.intervalMs);
+    this.timer.unref();
+    this.poke();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+
+  /** Task status changes, for the studio's push events. */
+  onTaskChange(listener: Listener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Runs a tick now (or right after the one in progress). */
+  poke(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.tick()
+      .catch((error: unknown) => this.logger.error({ err: error }, 'video scheduler tick failed'))
+      .finally(() => {
+        this.running = null;
+        if (this.again) {
+          this.again = false;
+          this.poke();
+        }
+      });
+  }
+
+  /** One pass over the due tasks; exposed so tests can drive the scheduler deterministically. */
+  async tick(): Promise<void> {
+    const due = await this.tasks.due(this.clock.now(), 500);
+    let index = 0;
+    const worker = async () => {
+      while (index < due.length) {
+        const row = due[index++]!;
+        await this.process(row).catch((error: unknown) =>
+          this.logger.error({ err: error, taskId: row.id }, 'video task step failed'),
+        );
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.concurrency, due.length) }, worker));
+  }
+
+  jobOf(row: VideoTaskRow): VideoJob {
+    const { width, height } = videoDimensions(row.size);
+    const references = JSON.parse(row.reference_files) as string[];
+    return {
+      taskId: row.id,
+      modelId: row.model,
+      upstreamModel: row.upstream_model,
+      requestType: row.request_type,
+      prompt: row.prompt,
+      seconds: row.seconds,
+      size: row.size,
+      width,
+      height,
+      referencePaths: references.map((name) => this.files.referencePath(name)),
+      outputPath: this.files.outputPath(row.id),
+    };
+  }
+
+  async cancelUpstream(row: VideoTaskRow): Promise<void> {
+    if (!row.upstream_id) return;
+    try {
+      await this.providers.video(row.provider_id).cancelVideo(this.jobOf(row), row.upstream_id);
+    } catch (error) {
+      this.logger.warn({ taskId: row.id, code: isGatewayError(error) ? error.code : 'error' }, 'upstream cancel failed');
+    }
+    this.emit(row.id);
+  }
+
+  private async process(row: VideoTaskRow): Promise<void> {
+    const now = this.clock.now();
+    if (now >= row.deadline_at) {
+      if (await this.tasks.fail(row.id, 'timeout', 'timeout', `The task did not finish within its time limit.`)) {
+        this.logger.warn({ taskId: row.id }, 'video task timed out');
+        await this.cancelUpstream(row);
+      }
+      return;
+    }
+    let provider: VideoProvider;
+    try {
+      provider = this.providers.video(row.provider_id);
+    } catch {
+      if (await this.tasks.fail(row.id, 'failed', 'provider_unavailable', 'The provider of this task is no longer configured.')) this.emit(row.id);
+      return;
+    }
+    const job = this.jobOf(row);
+    if (!row.upstream_id) {
+      await this.submit(provider, job);
+      return;
+    }
+    let poll: VideoPoll;
+    try {
+      poll = await provider.pollVideo(job, row.upstream_id);
+    } catch (error) {
+      // A poll that fails (rate limit, network) is not a task failure: try again later.
+      const retryMs = isGatewayError(error) && error.headers['retry-after'] ? Number(error.headers['retry-after']) * 1000 : this.intervalMs * 4;
+      await this.tasks.schedulePoll(row.id, now + retryMs);
+      return;
+    }
+    await this.apply(provider, row, job, poll);
+  }
+
+  private async apply(provider: VideoProvider, row: VideoTaskRow, job: VideoJob, poll: VideoPoll): Promise<void> {
+    switch (poll.state) {
+      case 'queued':
+      case 'in_progress':
+        if (await this.tasks.progress(row.id, poll.state, poll.progress)) this.emit(row.id);
+        await this.tasks.schedulePoll(row.id, this.clock.now() + this.intervalMs);
+        return;
+      case 'completed':
+        if (await this.tasks.complete(row.id, poll.output)) this.emit(row.id);
+        return;
+      case 'failed':
+        if (await this.tasks.fail(row.id, 'failed', 'generation_failed', poll.message)) this.emit(row.id);
+        return;
+      case 'unknown':
+        this.logger.info({ taskId: row.id }, 'resuming video task');
+        await this.submit(provider, job);
+        return;
+    }
+  }
+
+  private async submit(provider: VideoProvider, job: VideoJob): Promise<void> {
+    try {
+      await this.tasks.setUpstream(job.taskId, await provider.submitVideo(job));
+    } catch (error) {
+      const message = isGatewayError(error) ? error.message : 'The provider did not accept the task.';
+      if (await this.tasks.fail(job.taskId, 'failed', 'generation_failed', message)) this.emit(job.taskId);
+    }
+  }
+
+  private emit(taskId: string): void {
+    for (const listener of this.listeners) listener(taskId);
+  }
+}

@@ -1,0 +1,160 @@
+// Video tasks: create (validate, hold, insert, submit), read, list, cancel, and content.
+import type { VideoTask, VideoTaskList } from '../../../shared/api-types.js';
+import { assertModelAccess } from '../access/access-policy.js';
+import type { Principal } from '../access/principal.js';
+import type { BillingService } from '../billing/billing-service.js';
+import type { CatalogService } from '../catalog/catalog-service.js';
+import type { Clock } from '../clock.js';
+import { GatewayError, invalid } from '../errors.js';
+import { newId } from '../ids.js';
+import type { Logger } from '../logger.js';
+import type { ProviderRegistry } from '../providers/registry.js';
+import type { Store } from '../store/database.js';
+import { checkIdempotencyKey, findIdempotent, rememberIdempotent, requestFingerprint } from './idempotency.js';
+import type { VideoFiles } from './reference-store.js';
+import { checkVideoRules, effectiveSize, parseVideoRequest, resolveVideoModel, type VideoCreateInput } from './video-request.js';
+import { videoDimensions, videoHoldNano } from './video-pricing.js';
+import type { VideoScheduler } from './video-scheduler.js';
+import { ACTIVE_STATUSES, type VideoTaskStore } from './video-task-store.js';
+import { toVideoTask } from './video-view.js';
+
+export const DEFAULT_MAX_TASK_SECONDS = 15 * 60;
+
+export type ContentUrl = (taskId: string) => string;
+
+export type VideoContent =
+  | { kind: 'file'; path: string }
+  | { kind: 'redirect'; url: string };
+
+export class VideoService {
+  constructor(
+    private readonly store: Store,
+    private readonly catalog: CatalogService,
+    private readonly providers: ProviderRegistry,
+    private readonly billing: BillingService,
+    private readonly tasks: VideoTaskStore,
+    private readonly files: VideoFiles,
+    private readonly scheduler: VideoScheduler,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+  ) {}
+
+  async create(principal: Principal, input: VideoCreateInput, idempotencyKey: string | undefined, contentUrl: ContentUrl): Promise<VideoTask> {
+    const key = checkIdempotencyKey(idempotencyKey);
+    const request = parseVideoRequest(input);
+    const entry = await resolveVideoModel(this.catalog, request.model);
+    const { record } = entry;
+    checkVideoRules(request, record);
+    assertModelAccess(principal, record);
+    const size = effectiveSize(request, record);
+    videoDimensions(size); // a listed size the gateway cannot render is refused now, not later
+    const holdNano = videoHoldNano(record, entry.upstreamModel, request.requestType, request.seconds);
+    const provider = this.providers.video(entry.providerId);
+    const fingerprint = requestFingerprint(request);
+    const taskId = newId('video', 20);
+    const referenceFiles = await this.files.saveReferences(taskId, request.references);
+
+    let existing: string | null = null;
+    try {
+      existing = await this.store.tx(async (trx) => {
+        const now = this.clock.now();
+        if (key) {
+          const found = await findIdempotent(trx, principal.accountId, key, fingerprint, now);
+          if (found) return found;
+        }
+        const hold = await this.billing.reserveIn(trx, principal.accountId, holdNano, 'video', taskId);
+        const maxSeconds = Number(record.capabilities.max_task_seconds ?? DEFAULT_MAX_TASK_SECONDS);
+        await this.tasks.insertIn(trx, {
+          id: taskId,
+          account_id: principal.accountId,
+          key_id: principal.keyId,
+          model: record.id,
+          provider_id: entry.providerId,
+          upstream_model: entry.upstreamModel,
+          request_type: request.requestType,
+          prompt: request.prompt,
+          seconds: request.seconds,
+          size,
+          client_request_id: request.clientRequestId,
+          reference_files: JSON.stringify(referenceFiles),
+          status: 'queued',
+          progress: 0,
+          hold_id: hold.holdId,
+          cost_nano: holdNano,
+          upstream_id: null,
+          output_path: null,
+          output_url: null,
+          error_code: null,
+          error_message: null,
+          created_at: now,
+          updated_at: now,
+          completed_at: null,
+          deadline_at: now + maxSeconds * 1000,
+          next_poll_at: now,
+        });
+        if (key) await rememberIdempotent(trx, principal.accountId, key, fingerprint, taskId, now);
+        return null;
+      });
+    } catch (error) {
+      await this.files.removeReferences(referenceFiles);
+      throw error;
+    }
+    if (existing) {
+      await this.files.removeReferences(referenceFiles);
+      return toVideoTask(await this.tasks.getOwned(principal.accountId, existing), contentUrl);
+    }
+
+    const row = (await this.tasks.get(taskId))!;
+    try {
+      const upstreamId = await provider.submitVideo(this.scheduler.jobOf(row));
+      await this.tasks.setUpstream(taskId, upstreamId);
+    } catch (error) {
+      await this.tasks.discard(taskId);
+      await this.files.removeReferences(referenceFiles);
+      this.logger.warn({ taskId, provider: entry.providerId, code: (error as GatewayError).code }, 'video creation refused by the provider');
+      throw error instanceof GatewayError ? error : new GatewayError('upstream_unavailable', 'The video provider did not accept the task.');
+    }
+    this.scheduler.poke();
+    return toVideoTask((await this.tasks.get(taskId))!, contentUrl);
+  }
+
+  async get(principal: Principal, id: string, contentUrl: ContentUrl): Promise<VideoTask> {
+    return toVideoTask(await this.tasks.getOwned(principal.accountId, id), contentUrl);
+  }
+
+  async list(principal: Principal, query: { limit?: unknown; after?: unknown; order?: unknown }, contentUrl: ContentUrl): Promise<VideoTaskList> {
+    const limit = query.limit === undefined ? 20 : Number(query.limit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 100 || (typeof query.limit === 'string' && !/^\d+$/.test(query.limit))) {
+      throw invalid('limit must be a whole number from 1 to 100.', 'limit');
+    }
+    if (query.order !== undefined && query.order !== 'asc' && query.order !== 'desc') throw invalid('order must be asc or desc.', 'order');
+    if (query.after !== undefined && typeof query.after !== 'string') throw invalid('after must be a task id.', 'after');
+    const { rows, hasMore } = await this.tasks.list(principal.accountId, {
+      limit,
+      order: (query.order as 'asc' | 'desc' | undefined) ?? 'desc',
+      ...(query.after ? { after: query.after as string } : {}),
+    });
+    const data = rows.map((row) => toVideoTask(row, contentUrl));
+    return { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: hasMore };
+  }
+
+  /** Cancels a queued or running task: upstream cancel, hold released, failed with code "cancelled". */
+  async cancel(principal: Principal, id: string, contentUrl: ContentUrl): Promise<VideoTask> {
+    const row = await this.tasks.getOwned(principal.accountId, id);
+    if ((ACTIVE_STATUSES as readonly string[]).includes(row.status)) {
+      const ended = await this.tasks.fail(id, 'failed', 'cancelled', 'The task was cancelled by its owner.');
+      if (ended) await this.scheduler.cancelUpstream(row);
+    }
+    return toVideoTask((await this.tasks.get(id))!, contentUrl);
+  }
+
+  async content(principal: Principal, id: string): Promise<VideoContent> {
+    const row = await this.tasks.getOwned(principal.accountId, id);
+    if (row.status !== 'completed') {
+      throw new GatewayError('video_not_ready', `The video is not ready: the task is ${row.status}.`);
+    }
+    if (row.output_url) return { kind: 'redirect', url: row.output_url };
+    if (!row.output_path) throw new GatewayError('internal_error', 'The completed task has no output.');
+    return { kind: 'file', path: row.output_path };
+  }
+}

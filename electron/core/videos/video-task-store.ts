@@ -1,0 +1,151 @@
+// Video task rows and their transitions. Every terminal transition is one transaction that
+// moves the status (guarded on the task still being active) and ends the hold, so a hold ends
+// exactly once however many pollers, cancels or restarts race for it.
+import type { BillingService } from '../billing/billing-service.js';
+import type { Clock } from '../clock.js';
+import { GatewayError } from '../errors.js';
+import type { VideoOutput } from '../providers/provider.js';
+import type { Db, Store } from '../store/database.js';
+import type { VideoTaskRow, VideoTasksTable } from '../store/schema.js';
+
+export const ACTIVE_STATUSES = ['queued', 'in_progress'] as const;
+
+export interface ListOptions {
+  limit: number;
+  after?: string;
+  order: 'asc' | 'desc';
+}
+
+export class VideoTaskStore {
+  constructor(
+    private readonly store: Store,
+    private readonly billing: BillingService,
+    private readonly clock: Clock,
+  ) {}
+
+  async get(id: string, trx: Db = this.store.db): Promise<VideoTaskRow | undefined> {
+    return trx.selectFrom('video_tasks').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  /** Another account's task and a missing task look the same: 404, existence not revealed. */
+  async getOwned(accountId: string, id: string): Promise<VideoTaskRow> {
+    const row = await this.get(id);
+    if (!row || row.account_id !== accountId) throw new GatewayError('not_found', `No video task ${id}.`, 'id');
+    return row;
+  }
+
+  async list(accountId: string, options: ListOptions): Promise<{ rows: VideoTaskRow[]; hasMore: boolean }> {
+    let query = this.store.db.selectFrom('video_tasks').selectAll().where('account_id', '=', accountId);
+    if (options.after) {
+      const cursor = await this.getOwned(accountId, options.after).catch(() => {
+        throw new GatewayError('invalid_request', `after must be the id of one of your tasks.`, 'after');
+      });
+      const cmp = options.order === 'desc' ? '<' : '>';
+      query = query.where((eb) =>
+        eb.or([
+          eb('created_at', cmp, cursor.created_at),
+          eb.and([eb('created_at', '=', cursor.created_at), eb('id', cmp, cursor.id)]),
+        ]),
+      );
+    }
+    const rows = await query
+      .orderBy('created_at', options.order)
+      .orderBy('id', options.order)
+      .limit(options.limit + 1)
+      .execute();
+    return { rows: rows.slice(0, options.limit), hasMore: rows.length > options.limit };
+  }
+
+  async insertIn(trx: Db, row: VideoTasksTable): Promise<void> {
+    await trx.insertInto('video_tasks').values(row).execute();
+  }
+
+  async setUpstream(id: string, upstreamId: string): Promise<void> {
+    await this.store.db
+      .updateTable('video_tasks')
+      .set({ upstream_id: upstreamId, updated_at: this.clock.now() })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  /** Progress of an active task (never moves a terminal task, never goes backwards). */
+  async progress(id: string, status: 'queued' | 'in_progress', progress: number): Promise<boolean> {
+    const result = await this.store.db
+      .updateTable('video_tasks')
+      .set({ status, progress: Math.max(0, Math.min(99, Math.round(progress))), updated_at: this.clock.now() })
+      .where('id', '=', id)
+      .where('status', 'in', [...ACTIVE_STATUSES])
+      .where((eb) => eb.or([eb('status', '!=', status), eb('progress', '!=', Math.round(progress))]))
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  async schedulePoll(id: string, at: number): Promise<void> {
+    await this.store.db.updateTable('video_tasks').set({ next_poll_at: at }).where('id', '=', id).execute();
+  }
+
+  /** completed + hold consumed, atomically. Returns false when the task had already ended. */
+  async complete(id: string, output: VideoOutput): Promise<boolean> {
+    return this.store.tx(async (trx) => {
+      const row = await this.get(id, trx);
+      if (!row || !(ACTIVE_STATUSES as readonly string[]).includes(row.status)) return false;
+      const held = row.hold_id ? await trx.selectFrom('holds').select('amount_nano').where('id', '=', row.hold_id).executeTakeFirst() : undefined;
+      const charged = row.hold_id ? ((await this.billing.consumeIn(trx, row.hold_id, held?.amount_nano ?? 0)) ?? 0) : 0;
+      const now = this.clock.now();
+      await trx
+        .updateTable('video_tasks')
+        .set({
+          status: 'completed',
+          progress: 100,
+          cost_nano: charged,
+          output_path: output.kind === 'file' ? output.path : null,
+          output_url: output.kind === 'url' ? output.url : null,
+          updated_at: now,
+          completed_at: now,
+        })
+        .where('id', '=', id)
+        .execute();
+      return true;
+    });
+  }
+
+  /** failed / timeout + hold released, atomically. Returns false when the task had already ended. */
+  async fail(id: string, status: 'failed' | 'timeout', code: string, message: string): Promise<boolean> {
+    return this.store.tx(async (trx) => {
+      const row = await this.get(id, trx);
+      if (!row || !(ACTIVE_STATUSES as readonly string[]).includes(row.status)) return false;
+      if (row.hold_id) await this.billing.releaseIn(trx, row.hold_id);
+      const now = this.clock.now();
+      await trx
+        .updateTable('video_tasks')
+        .set({ status, cost_nano: 0, error_code: code, error_message: message, updated_at: now, completed_at: now })
+        .where('id', '=', id)
+        .execute();
+      return true;
+    });
+  }
+
+  /** Creation refused by the provider: release the hold and leave no task (or idempotency key) behind. */
+  async discard(id: string): Promise<void> {
+    await this.store.tx(async (trx) => {
+      const row = await this.get(id, trx);
+      if (!row) return;
+      await trx.deleteFrom('idempotency_keys').where('task_id', '=', id).execute();
+      await trx.deleteFrom('video_tasks').where('id', '=', id).execute();
+      if (row.hold_id) await this.billing.releaseIn(trx, row.hold_id);
+    });
+  }
+
+  /** Active tasks whose next poll is due, oldest first. */
+  async due(now: number, limit: number): Promise<VideoTaskRow[]> {
+    return this.store.db
+      .selectFrom('video_tasks')
+      .selectAll()
+      .where('status', 'in', [...ACTIVE_STATUSES])
+      .where('next_poll_at', '<=', now)
+      .orderBy('next_poll_at')
+      .orderBy('created_at')
+      .limit(limit)
+      .execute();
+  }
+}
