@@ -1,0 +1,11 @@
+// Loopback fake upstreams (OpenAI-compatible and fal-style queue) with fault injection, for
+// integration tests and benchmarks of the gateway. Real node:http servers on 127.0.0.1, free port.
+export type { Emulator, Fault, FaultRoute, RecordedRequest, UploadedFile } from './types.js';
+export { startOpenAIEmulator, OPENAI_ROUTES, type OpenAIEmulator, type OpenAIEmulatorOptions } from './openai-emulator.js';
+export { startFalEmulator, FAL_ROUTES, type FalEmulator, type FalEmulatorOptions } from './fal-emulator.js';
+export { VideoTask, type VideoBehaviour, type VideoError, type VideoStatus, type InputReference } from './openai-videos.js';
+export type { ImageSettings } from './openai-images.js';
+export { FalJob, contentPolicyFailure, type FalBehaviour, type FalFailure, type FalKind, type FalStatus } from './fal-queue.js';
+export { encodePng, crc32 } from './png.js';
+export { inspectPng, type PngInfo } from './png-inspect.js';
+export { tinyMp4 } from './mp4.js';

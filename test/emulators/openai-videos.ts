@@ -1,0 +1,210 @@
+// OpenAI Videos API (Sora) emulation. Endpoints and the video object follow the API reference
+// (https://platform.openai.com/docs/api-reference/videos: create, retrieve, content, delete) and the
+// `Video` / `VideoCreateParams` / `VideoDeleteResponse` types of the openai npm package (v6.49):
+// status queued | in_progress | completed | failed, seconds '4'|'8'|'12', size 720x1280 | 1280x720
+// | 1024x1792 | 1792x1024, `error: {code, message}` when failed, delete -> {id, object:
+// 'video.deleted', deleted: true}. A task's state is computed from the clock on every read, so
+// the `videos` Map always shows the current status without timers.
+// Guesses (not in the docs): content before completion -> 400 code 'video_not_ready'; unknown id
+// -> 404 code 'not_found'; thumbnail/spritesheet variants are served as PNG (real: webp/jpg);
+// expires_at = completed_at + 1 day; a failed task keeps the progress it had; DELETE is accepted
+// in any state (the docs say completed or failed) so gateways can use it as cancel.
+import { randomBytes } from 'node:crypto';
+import type { RequestContext } from './serve.js';
+import { type Reply, bytes, headerValue, json, parseJsonObject, queryOf } from './http-kit.js';
+import { badParam, openaiError } from './openai-errors.js';
+import { isMultipart, parseMultipart } from './multipart.js';
+import { parseSize, tinyMp4 } from './mp4.js';
+import { cachedPng, capSize } from './png.js';
+
+export const VIDEO_MODELS = ['sora-2', 'sora-2-pro'] as const;
+const SECONDS = ['4', '8', '12'];
+const SIZES = ['720x1280', '1280x720', '1024x1792', '1792x1024'];
+
+export type VideoStatus = 'queued' | 'in_progress' | 'completed' | 'failed';
+export interface VideoError {
+  code: string;
+  message: string;
+}
+/** Settings snapshotted by each new task; mutable on the emulator (`videoBehaviour`). */
+export interface VideoBehaviour {
+  durationMs: number;
+  stuck: boolean;
+  fail: VideoError | false;
+}
+export type InputReference = { kind: 'file'; name: string; type: string; size: number } | { kind: 'image_url' | 'file_id'; value: string };
+
+export const DEFAULT_VIDEO_ERROR: VideoError = { code: 'video_generation_failed', message: 'Video generation failed (emulated).' };
+
+export class VideoTask {
+  readonly id = `video_${randomBytes(16).toString('hex')}`;
+  readonly createdAtMs = Date.now();
+  /** Set by DELETE; `cancelled` when it was deleted before finishing. */
+  deleted = false;
+  cancelled = false;
+  stuck: boolean;
+  failure: VideoError | undefined;
+  private forced: { status: 'completed' | 'failed'; atMs: number; progress: number } | undefined;
+
+  constructor(
+    readonly model: string,
+    readonly prompt: string,
+    readonly seconds: string,
+    readonly size: string,
+    readonly inputReference: InputReference | undefined,
+    readonly durationMs: number,
+    behaviour: VideoBehaviour,
+  ) {
+    this.stuck = behaviour.stuck;
+    this.failure = behaviour.fail === false ? undefined : behaviour.fail;
+  }
+
+  private elapsed(): number {
+    return Date.now() - this.createdAtMs;
+  }
+
+  get status(): VideoStatus {
+    if (this.forced) return this.forced.status;
+    const elapsed = this.elapsed();
+    if (elapsed < this.durationMs * 0.2) return 'queued';
+    if (this.stuck || elapsed < this.durationMs) return 'in_progress';
+    return this.failure ? 'failed' : 'completed';
+  }
+
+  get progress(): number {
+    if (this.forced) return this.forced.progress;
+    const status = this.status;
+    if (status === 'queued') return 0;
+    if (status === 'completed') return 100;
+    const fraction = this.durationMs > 0 ? this.elapsed() / this.durationMs : 1;
+    return Math.min(this.stuck ? 90 : 99, Math.max(1, Math.round(fraction * 100)));
+  }
+
+  /** Finish now (per-task control for tests). */
+  completeNow(): void {
+    this.forced = { status: 'completed', atMs: Date.now(), progress: 100 };
+  }
+
+  failNow(error: VideoError = DEFAULT_VIDEO_ERROR): void {
+    this.failure = error;
+    this.forced = { status: 'failed', atMs: Date.now(), progress: this.progress };
+  }
+
+  private finishedAtMs(): number | undefined {
+    if (this.forced) return this.forced.atMs;
+    const status = this.status;
+    return status === 'completed' || status === 'failed' ? this.createdAtMs + this.durationMs : undefined;
+  }
+
+  toJSON(): Record<string, unknown> {
+    const status = this.status;
+    const finished = this.finishedAtMs();
+    const completedAt = finished === undefined ? null : Math.floor(finished / 1000);
+    return {
+      id: this.id,
+      object: 'video',
+      model: this.model,
+      status,
+      progress: this.progress,
+      created_at: Math.floor(this.createdAtMs / 1000),
+      completed_at: completedAt,
+      expires_at: status === 'completed' && completedAt !== null ? completedAt + 86_400 : null,
+      error: status === 'failed' ? (this.failure ?? DEFAULT_VIDEO_ERROR) : null,
+      prompt: this.prompt,
+      remixed_from_video_id: null,
+      seconds: this.seconds,
+      size: this.size,
+    };
+  }
+}
+
+export interface VideoStore {
+  videos: Map<string, VideoTask>;
+  behaviour: VideoBehaviour;
+  deleteCalls: string[];
+}
+
+async function readCreateBody(ctx: RequestContext): Promise<{ values: Record<string, unknown>; reference?: InputReference } | Reply> {
+  const contentType = headerValue(ctx.req, 'content-type');
+  if (contentType && isMultipart(contentType)) {
+    let form;
+    try {
+      form = await parseMultipart(contentType, ctx.body);
+    } catch {
+      return openaiError(400, 'Could not parse the multipart form body.', { code: 'invalid_multipart' });
+    }
+    ctx.record.files = form.files.map(({ field, name, type, size }) => ({ field, name, type, size }));
+    const file = form.files.find((entry) => entry.field === 'input_reference');
+    const reference: InputReference | undefined = file ? { kind: 'file', name: file.name, type: file.type, size: file.size } : undefined;
+    return { values: form.fields, reference };
+  }
+  const values = parseJsonObject(ctx.body);
+  if (!values) return openaiError(400, 'We could not parse the JSON body of your request.', { code: 'invalid_json' });
+  const ref = values.input_reference;
+  if (ref === undefined || ref === null) return { values };
+  if (typeof ref === 'object' && !Array.isArray(ref)) {
+    const { image_url: imageUrl, file_id: fileId } = ref as Record<string, unknown>;
+    if (typeof imageUrl === 'string') return { values, reference: { kind: 'image_url', value: imageUrl } };
+    if (typeof fileId === 'string') return { values, reference: { kind: 'file_id', value: fileId } };
+  }
+  return badParam('input_reference', "Invalid 'input_reference': expected {image_url} or {file_id}.");
+}
+
+export async function handleCreateVideo(ctx: RequestContext, store: VideoStore): Promise<Reply> {
+  const parsed = await readCreateBody(ctx);
+  if ('status' in parsed) return parsed;
+  const { values, reference } = parsed;
+  const prompt = values.prompt;
+  if (typeof prompt !== 'string' || prompt.trim() === '') return badParam('prompt', "Missing required parameter: 'prompt'.", 'missing_required_parameter');
+  const model = values.model === undefined ? 'sora-2' : String(values.model);
+  if (!(VIDEO_MODELS as readonly string[]).includes(model)) return badParam('model', `Invalid value for 'model': ${model}.`);
+  const seconds = values.seconds === undefined ? '4' : String(values.seconds);
+  if (!SECONDS.includes(seconds)) return badParam('seconds', `Invalid value for 'seconds': ${seconds}. Allowed: ${SECONDS.join(', ')}.`);
+  const size = values.size === undefined ? '720x1280' : String(values.size);
+  if (!SIZES.includes(size)) return badParam('size', `Invalid value for 'size': ${size}. Allowed: ${SIZES.join(', ')}.`);
+  const task = new VideoTask(model, prompt, seconds, size, reference, store.behaviour.durationMs, store.behaviour);
+  store.videos.set(task.id, task);
+  return json(200, task.toJSON());
+}
+
+function live(store: VideoStore, id: string): VideoTask | undefined {
+  const task = store.videos.get(id);
+  return task && !task.deleted ? task : undefined;
+}
+
+function notFound(id: string): Reply {
+  return openaiError(404, `Video with id '${id}' not found.`, { code: 'not_found', param: 'video_id' });
+}
+
+export function handleRetrieveVideo(store: VideoStore, id: string): Reply {
+  const task = live(store, id);
+  return task ? json(200, task.toJSON()) : notFound(id);
+}
+
+export function handleVideoContent(ctx: RequestContext, store: VideoStore, id: string): Reply {
+  const task = live(store, id);
+  if (!task) return notFound(id);
+  if (task.status !== 'completed') {
+    return openaiError(400, `Video is not ready yet (status: ${task.status}).`, { code: 'video_not_ready' });
+  }
+  const variant = queryOf(ctx.path).get('variant') ?? 'video';
+  const dims = parseSize(task.size) ?? { width: 720, height: 1280 };
+  if (variant === 'video') {
+    return bytes(200, tinyMp4({ ...dims, durationMs: Number(task.seconds) * 1000 }), 'video/mp4');
+  }
+  if (variant === 'thumbnail' || variant === 'spritesheet') {
+    const small = capSize(dims.width, dims.height, 128);
+    return bytes(200, cachedPng(small.width, small.height), 'image/png');
+  }
+  return badParam('variant', `Invalid value for 'variant': ${variant}.`);
+}
+
+export function handleDeleteVideo(store: VideoStore, id: string): Reply {
+  store.deleteCalls.push(id);
+  const task = live(store, id);
+  if (!task) return notFound(id);
+  const status = task.status;
+  task.cancelled = status === 'queued' || status === 'in_progress';
+  task.deleted = true;
+  return json(200, { id, object: 'video.deleted', deleted: true });
+}

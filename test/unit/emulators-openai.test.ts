@@ -1,0 +1,280 @@
+// The OpenAI-compatible emulator, exercised with real fetch calls against its loopback server.
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import sharp from 'sharp';
+import { encodePng, inspectPng, startOpenAIEmulator, type OpenAIEmulator } from '../emulators/index.js';
+
+let emu: OpenAIEmulator;
+const auth = () => ({ authorization: `Bearer ${emu.apiKey}` });
+const jsonHeaders = () => ({ ...auth(), 'content-type': 'application/json' });
+const post = (path: string, body: unknown) => fetch(`${emu.baseUrl}${path}`, { method: 'POST', headers: jsonHeaders(), body: JSON.stringify(body) });
+const get = (path: string) => fetch(`${emu.baseUrl}${path}`, { headers: auth() });
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface VideoJson {
+  id: string;
+  object: string;
+  status: string;
+  progress: number;
+  completed_at: number | null;
+  error: { code: string; message: string } | null;
+  seconds: string;
+  size: string;
+}
+
+async function pollVideo(id: string, until: (v: VideoJson) => boolean, timeoutMs = 3000): Promise<VideoJson[]> {
+  const seen: VideoJson[] = [];
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const video = (await (await get(`/videos/${id}`)).json()) as VideoJson;
+    seen.push(video);
+    if (until(video)) return seen;
+    await sleep(15);
+  }
+  throw new Error(`video ${id} never reached the expected state; last: ${JSON.stringify(seen.at(-1))}`);
+}
+
+/** Top-level ISO-BMFF box types of an MP4. */
+function boxTypes(buf: Buffer): string[] {
+  const types: string[] = [];
+  for (let at = 0; at + 8 <= buf.length; ) {
+    const size = buf.readUInt32BE(at);
+    types.push(buf.toString('latin1', at + 4, at + 8));
+    if (size < 8) break;
+    at += size;
+  }
+  return types;
+}
+
+beforeEach(async () => {
+  emu = await startOpenAIEmulator({ apiKey: 'sk-test-key' });
+});
+afterEach(async () => {
+  await emu.close();
+});
+
+describe('auth and models', () => {
+  test('rejects a missing or wrong key with an OpenAI-style 401', async () => {
+    const missing = await fetch(`${emu.baseUrl}/models`);
+    expect(missing.status).toBe(401);
+    const missingBody = (await missing.json()) as { error: { type: string; message: string } };
+    expect(missingBody.error.type).toBe('invalid_request_error');
+    expect(missingBody.error.message).toMatch(/didn't provide an API key/);
+
+    const wrong = await fetch(`${emu.baseUrl}/images/generations`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer sk-wrong-key-1234', 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-image-1', prompt: 'x' }),
+    });
+    expect(wrong.status).toBe(401);
+    expect(((await wrong.json()) as { error: { code: string } }).error.code).toBe('invalid_api_key');
+  });
+
+  test('lists models and records every request', async () => {
+    const res = await get('/models');
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { object: string; data: { id: string; object: string; owned_by: string; created: number }[] };
+    expect(body.object).toBe('list');
+    expect(body.data.map((m) => m.id)).toEqual(expect.arrayContaining(['gpt-image-1', 'sora-2']));
+    expect(body.data.every((m) => m.object === 'model' && typeof m.created === 'number' && m.owned_by !== '')).toBe(true);
+    expect((await get('/models/sora-2')).status).toBe(200);
+    expect((await get('/models/nope')).status).toBe(404);
+    expect(emu.requests.map((r) => `${r.method} ${r.path} ${r.route}`)).toEqual([
+      'GET /v1/models GET /v1/models',
+      'GET /v1/models/sora-2 GET /v1/models/:id',
+      'GET /v1/models/nope GET /v1/models/:id',
+    ]);
+    expect(emu.requests[0]?.headers.authorization).toBe('Bearer sk-test-key');
+  });
+
+  test('unknown paths get the API 404 "Invalid URL"', async () => {
+    const res = await get('/nothing/here');
+    expect(res.status).toBe(404);
+    expect(((await res.json()) as { error: { message: string } }).error.message).toBe('Invalid URL (GET /v1/nothing/here)');
+  });
+});
+
+describe('images', () => {
+  test('generations return decodable PNGs, usage, and the fields a gateway must strip', async () => {
+    const res = await post('/images/generations', { model: 'gpt-image-1', prompt: 'a red fox in snow', size: '1024x1536', n: 2, quality: 'low' });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as {
+      created: number;
+      data: { b64_json: string; revised_prompt: string; url: null }[];
+      usage: { input_tokens: number; output_tokens: number; total_tokens: number; input_tokens_details: { text_tokens: number; image_tokens: number } };
+    };
+    expect(body.data).toHaveLength(2);
+    expect(typeof body.created).toBe('number');
+    for (const item of body.data) {
+      const png = Buffer.from(item.b64_json, 'base64');
+      expect(png.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
+      expect(png.toString('latin1', 12, 16)).toBe('IHDR');
+      // Default: longer side capped at 256, aspect ratio of 1024x1536 kept.
+      expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([171, 256]);
+      const meta = await sharp(png).metadata();
+      expect([meta.format, meta.width, meta.height]).toEqual(['png', 171, 256]);
+      expect(item.revised_prompt).toContain('a red fox in snow');
+      expect(item).toHaveProperty('url', null);
+    }
+    expect(body.usage.input_tokens).toBe(Math.ceil('a red fox in snow'.length / 4));
+    expect(body.usage.output_tokens).toBe(408 * 2);
+    expect(body.usage.total_tokens).toBe(body.usage.input_tokens + body.usage.output_tokens);
+    expect(body.usage.input_tokens_details).toEqual({ text_tokens: body.usage.input_tokens, image_tokens: 0 });
+  });
+
+  test('exactSize returns the requested size', async () => {
+    emu.imageSettings.exactSize = true;
+    const res = await post('/images/generations', { model: 'gpt-image-1', prompt: 'p', size: '1536x1024' });
+    const body = (await res.json()) as { data: { b64_json: string }[] };
+    const info = inspectPng(Buffer.from(body.data[0]?.b64_json ?? '', 'base64'));
+    expect([info.width, info.height]).toEqual([1536, 1024]);
+  });
+
+  test('generations validate model, prompt, size and n', async () => {
+    const cases: [unknown, number, string | null][] = [
+      [{ model: 'gpt-image-1' }, 400, 'prompt'],
+      [{ prompt: 'x' }, 400, 'model'],
+      [{ model: 'dall-e-9', prompt: 'x' }, 404, 'model'],
+      [{ model: 'gpt-image-1', prompt: 'x', size: 'huge' }, 400, 'size'],
+      [{ model: 'gpt-image-1', prompt: 'x', n: 0 }, 400, 'n'],
+    ];
+    for (const [body, status, param] of cases) {
+      const res = await post('/images/generations', body);
+      expect(res.status, JSON.stringify(body)).toBe(status);
+      expect(((await res.json()) as { error: { param: string | null } }).error.param).toBe(param);
+    }
+    const broken = await fetch(`${emu.baseUrl}/images/generations`, { method: 'POST', headers: jsonHeaders(), body: '{nope' });
+    expect(broken.status).toBe(400);
+  });
+
+  test('edits accept several image[] files and record them', async () => {
+    const form = new FormData();
+    form.append('model', 'gpt-image-1');
+    form.append('prompt', 'put them in a basket');
+    for (const name of ['lotion.png', 'soap.png', 'candle.png']) form.append('image[]', new Blob([new Uint8Array(encodePng(8, 8))], { type: 'image/png' }), name);
+    const res = await fetch(`${emu.baseUrl}/images/edits`, { method: 'POST', headers: auth(), body: form });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { data: { b64_json: string }[]; usage: { input_tokens_details: { image_tokens: number } } };
+    expect(inspectPng(Buffer.from(body.data[0]?.b64_json ?? '', 'base64')).width).toBeGreaterThan(0);
+    expect(body.usage.input_tokens_details.image_tokens).toBe(3 * 323);
+    expect(emu.lastEditFiles.map((f) => [f.field, f.name, f.type])).toEqual([
+      ['image[]', 'lotion.png', 'image/png'],
+      ['image[]', 'soap.png', 'image/png'],
+      ['image[]', 'candle.png', 'image/png'],
+    ]);
+    expect(emu.requests.at(-1)?.files).toHaveLength(3);
+  });
+
+  test('edits accept a single `image` file and reject a form without images or a JSON body', async () => {
+    const one = new FormData();
+    one.append('model', 'gpt-image-1');
+    one.append('prompt', 'x');
+    one.append('image', new Blob([new Uint8Array(encodePng(4, 4))], { type: 'image/png' }), 'one.png');
+    expect((await fetch(`${emu.baseUrl}/images/edits`, { method: 'POST', headers: auth(), body: one })).status).toBe(200);
+    expect(emu.lastEditFiles.map((f) => f.field)).toEqual(['image']);
+
+    const none = new FormData();
+    none.append('model', 'gpt-image-1');
+    none.append('prompt', 'x');
+    const noImage = await fetch(`${emu.baseUrl}/images/edits`, { method: 'POST', headers: auth(), body: none });
+    expect(noImage.status).toBe(400);
+    expect(((await noImage.json()) as { error: { param: string } }).error.param).toBe('image');
+    expect((await post('/images/edits', { model: 'gpt-image-1', prompt: 'x' })).status).toBe(400);
+  });
+
+  test('imageLatencyMs delays image answers', async () => {
+    emu.imageSettings.latencyMs = 150;
+    const started = Date.now();
+    expect((await post('/images/generations', { model: 'gpt-image-1', prompt: 'x' })).status).toBe(200);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(140);
+  });
+});
+
+describe('videos', () => {
+  test('a video goes queued -> in_progress -> completed and its content is an MP4', async () => {
+    const res = await post('/videos', { model: 'sora-2', prompt: 'a paper boat', seconds: '8', size: '1280x720' });
+    expect(res.status).toBe(200);
+    const created = (await res.json()) as VideoJson;
+    expect(created).toMatchObject({ object: 'video', status: 'queued', progress: 0, seconds: '8', size: '1280x720', error: null, completed_at: null });
+    expect(created.id).toMatch(/^video_/);
+
+    const early = await get(`/videos/${created.id}/content`);
+    expect(early.status).toBe(400);
+
+    const seen = await pollVideo(created.id, (v) => v.status === 'completed');
+    const statuses = [...new Set(seen.map((v) => v.status))];
+    expect(statuses.at(-1)).toBe('completed');
+    expect(statuses).toContain('in_progress');
+    const progress = seen.map((v) => v.progress);
+    expect(progress).toEqual([...progress].sort((a, b) => a - b));
+    for (const v of seen.filter((s) => s.status === 'in_progress')) expect(v.progress).toBeGreaterThanOrEqual(1);
+    expect(seen.at(-1)?.progress).toBe(100);
+    expect(typeof seen.at(-1)?.completed_at).toBe('number');
+
+    const content = await get(`/videos/${created.id}/content`);
+    expect(content.status).toBe(200);
+    expect(content.headers.get('content-type')).toBe('video/mp4');
+    const mp4 = Buffer.from(await content.arrayBuffer());
+    expect(boxTypes(mp4)).toEqual(['ftyp', 'moov', 'mdat']);
+  });
+
+  test('multipart create with an input_reference file, and JSON with {image_url}', async () => {
+    const form = new FormData();
+    form.append('model', 'sora-2-pro');
+    form.append('prompt', 'animate this');
+    form.append('seconds', '4');
+    form.append('input_reference', new Blob([new Uint8Array(encodePng(16, 16))], { type: 'image/png' }), 'ref.png');
+    const res = await fetch(`${emu.baseUrl}/videos`, { method: 'POST', headers: auth(), body: form });
+    expect(res.status).toBe(200);
+    const { id } = (await res.json()) as VideoJson;
+    expect(emu.videos.get(id)?.inputReference).toMatchObject({ kind: 'file', name: 'ref.png', type: 'image/png' });
+
+    const viaJson = await post('/videos', { prompt: 'x', input_reference: { image_url: 'https://example.test/a.png' } });
+    const second = (await viaJson.json()) as VideoJson;
+    expect(emu.videos.get(second.id)?.inputReference).toEqual({ kind: 'image_url', value: 'https://example.test/a.png' });
+  });
+
+  test('create validates prompt, model, seconds and size', async () => {
+    for (const [body, param] of [
+      [{ model: 'sora-2' }, 'prompt'],
+      [{ prompt: 'x', model: 'gpt-image-1' }, 'model'],
+      [{ prompt: 'x', seconds: '5' }, 'seconds'],
+      [{ prompt: 'x', size: '640x480' }, 'size'],
+    ] as const) {
+      const res = await post('/videos', body);
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as { error: { param: string } }).error.param).toBe(param);
+    }
+  });
+
+  test('stuck videos stay in_progress', async () => {
+    emu.videoBehaviour.stuck = true;
+    const { id } = (await (await post('/videos', { prompt: 'never ends' })).json()) as VideoJson;
+    await sleep(450);
+    const video = (await (await get(`/videos/${id}`)).json()) as VideoJson;
+    expect(video.status).toBe('in_progress');
+    expect(video.progress).toBeLessThan(100);
+    emu.videos.get(id)?.completeNow();
+    expect(((await (await get(`/videos/${id}`)).json()) as VideoJson).status).toBe('completed');
+  });
+
+  test('failing videos end failed with {code, message}', async () => {
+    await emu.close();
+    emu = await startOpenAIEmulator({ failVideos: { code: 'moderation_blocked', message: 'blocked' }, videoDurationMs: 100 });
+    const { id } = (await (await post('/videos', { prompt: 'x' })).json()) as VideoJson;
+    const seen = await pollVideo(id, (v) => v.status === 'failed');
+    expect(seen.at(-1)?.error).toEqual({ code: 'moderation_blocked', message: 'blocked' });
+    expect((await get(`/videos/${id}/content`)).status).toBe(400);
+  });
+
+  test('DELETE marks the task cancelled and deleted, then it is gone', async () => {
+    emu.videoBehaviour.durationMs = 60_000;
+    const { id } = (await (await post('/videos', { prompt: 'x' })).json()) as VideoJson;
+    const res = await fetch(`${emu.baseUrl}/videos/${id}`, { method: 'DELETE', headers: auth() });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ id, object: 'video.deleted', deleted: true });
+    expect(emu.deleteCalls).toEqual([id]);
+    expect(emu.videos.get(id)).toMatchObject({ deleted: true, cancelled: true });
+    expect((await get(`/videos/${id}`)).status).toBe(404);
+    expect((await fetch(`${emu.baseUrl}/videos/${id}`, { method: 'DELETE', headers: auth() })).status).toBe(404);
+  });
+});
