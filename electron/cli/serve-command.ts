@@ -1,6 +1,9 @@
 import pino from 'pino';
 import { loadSettings } from '../core/config.js';
 import { createGateway, startBackgroundWork } from '../core/gateway.js';
+import { createStudio } from '../core/studio/studio.js';
+import { loadStudioToken } from '../core/studio/studio-token.js';
+import { appVersion } from '../project-paths.js';
 import { startHttpServer } from '../http/server.js';
 import { parse, portArg, stringOpt } from './args.js';
 
@@ -20,8 +23,19 @@ export async function serveCommand(argv: string[], dataDir: string): Promise<voi
 
   const gateway = await createGateway({ dataDir, logger });
   await startBackgroundWork(gateway);
-  const server = await startHttpServer(gateway, { host, port, allowedHosts: settings.allowedHosts, logger });
+  let apiBaseUrl: string | null = null;
+  const studio = await createStudio(gateway, { version: appVersion(), apiBaseUrl: () => apiBaseUrl });
+  const ownerToken = loadStudioToken(dataDir);
+  const server = await startHttpServer(gateway, {
+    host,
+    port,
+    allowedHosts: settings.allowedHosts,
+    logger,
+    studio: { studio, ownerToken },
+  });
+  apiBaseUrl = server.baseUrl;
   process.stdout.write(`mgw: listening on ${server.baseUrl} (data dir ${dataDir})\n`);
+  process.stdout.write(`mgw: studio ${server.studioUrl}\n`);
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -29,6 +43,7 @@ export async function serveCommand(argv: string[], dataDir: string): Promise<voi
     stopping = true;
     logger.info({ signal }, 'shutting down');
     await server.close();
+    studio.dispose();
     await gateway.close();
     process.exit(0);
   };

@@ -1,9 +1,11 @@
 // Composition root: builds every core service over one store. The HTTP server, the CLI and the
 // Electron shell all start from here; none of them holds business logic of its own.
 import { KeyService } from './access/key-service.js';
+import { ActivityLog } from './activity/activity-log.js';
 import { BillingService } from './billing/billing-service.js';
 import { CatalogService } from './catalog/catalog-service.js';
 import { systemClock, type Clock } from './clock.js';
+import { GalleryStore } from './gallery/gallery-store.js';
 import { ImageService } from './images/image-service.js';
 import { silentLogger, type Logger } from './logger.js';
 import { LOCAL_IMAGE_MODELS, LOCAL_PROVIDER_ID, LOCAL_VIDEO_MODELS } from './providers/local/local-models.js';
@@ -35,6 +37,8 @@ export interface Gateway {
   readonly videos: VideoService;
   readonly videoTasks: VideoTaskStore;
   readonly scheduler: VideoScheduler;
+  readonly gallery: GalleryStore;
+  readonly activity: ActivityLog;
   close(): Promise<void>;
 }
 
@@ -54,6 +58,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const videoTasks = new VideoTaskStore(store, billing, clock);
   const scheduler = new VideoScheduler(videoTasks, providers, files, clock, logger, options.scheduler);
   const videos = new VideoService(store, catalog, providers, billing, videoTasks, files, scheduler, clock, logger);
+  const gallery = new GalleryStore(store, clock, options.dataDir);
+  const activity = new ActivityLog(store, logger);
 
   await catalog.seed(
     [...LOCAL_IMAGE_MODELS, ...LOCAL_VIDEO_MODELS].map((record) => ({ record, providerId: LOCAL_PROVIDER_ID, upstreamModel: record.id })),
@@ -72,8 +78,11 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     videos,
     videoTasks,
     scheduler,
+    gallery,
+    activity,
     async close() {
       await scheduler.stop();
+      await activity.flush();
       await local.shutdown();
       await store.close();
     },

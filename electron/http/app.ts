@@ -3,6 +3,9 @@ import multipart from '@fastify/multipart';
 import { createServer } from 'node:http';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Gateway } from '../core/gateway.js';
+import type { Studio } from '../core/studio/studio.js';
+import { installActivityHook } from './activity-hook.js';
+import { registerStudioRoutes } from './studio-routes.js';
 import { randomId } from '../core/ids.js';
 import { installErrorBoundary, type KnownRoute } from './error-boundary.js';
 import { registerImageEditRoute, registerImageGenerationRoute } from './routes/images.js';
@@ -15,6 +18,8 @@ export interface HttpOptions {
   /** Extra Host header names to answer besides loopback (DNS-rebinding defense). */
   allowedHosts?: readonly string[];
   logger?: FastifyBaseLogger;
+  /** The studio door (headless mode): its core and the owner token that guards it. */
+  studio?: { studio: Studio; ownerToken: string };
 }
 
 export async function buildHttpApp(gateway: Gateway, options: HttpOptions = {}): Promise<FastifyInstance> {
@@ -44,6 +49,7 @@ export async function buildHttpApp(gateway: Gateway, options: HttpOptions = {}):
 
   app.addHook('onRequest', makeHostGuard(isAllowedHost));
   installErrorBoundary(app, () => knownRoutes);
+  installActivityHook(app, gateway.activity);
 
   registerModelRoutes(app, gateway);
   registerImageGenerationRoute(app, gateway);
@@ -55,6 +61,7 @@ export async function buildHttpApp(gateway: Gateway, options: HttpOptions = {}):
     registerImageEditRoute(uploads, gateway);
     registerVideoRoutes(uploads, gateway);
   });
+  if (options.studio) registerStudioRoutes(app, options.studio.studio, options.studio.ownerToken);
   return app;
 }
 

@@ -1,13 +1,14 @@
 // Starts the HTTP door on a host and port (0 picks a free one) and reports the /v1 base URL.
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Gateway } from '../core/gateway.js';
-import { buildHttpApp } from './app.js';
+import { buildHttpApp, type HttpOptions } from './app.js';
 
 export interface ServerOptions {
   host: string;
   port: number;
   allowedHosts?: readonly string[];
   logger?: FastifyBaseLogger;
+  studio?: HttpOptions['studio'];
 }
 
 export interface RunningServer {
@@ -15,6 +16,8 @@ export interface RunningServer {
   port: number;
   /** The public API base, e.g. http://127.0.0.1:8787/v1 */
   baseUrl: string;
+  /** The studio page URL with the owner token in its fragment (never sent to the server). */
+  studioUrl: string | null;
   close(): Promise<void>;
 }
 
@@ -22,10 +25,12 @@ export async function startHttpServer(gateway: Gateway, options: ServerOptions):
   const app = await buildHttpApp(gateway, {
     ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.studio ? { studio: options.studio } : {}),
   });
   await app.listen({ host: options.host, port: options.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
-  return { app, port, baseUrl: `http://${host}:${port}/v1`, close: () => app.close() };
+  const studioUrl = options.studio ? `http://${host}:${port}/studio/#token=${options.studio.ownerToken}` : null;
+  return { app, port, baseUrl: `http://${host}:${port}/v1`, studioUrl, close: () => app.close() };
 }

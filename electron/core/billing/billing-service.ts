@@ -18,11 +18,27 @@ export interface HoldResult {
 export const allowanceLeft = (a: AccountRow): number => Math.max(0, a.allowance_nano - a.allowance_used_nano);
 export const availableNano = (a: AccountRow): number => a.balance_nano + allowanceLeft(a) - a.held_nano;
 
+type ChangeListener = (accountId: string) => void;
+
 export class BillingService {
+  private readonly listeners = new Set<ChangeListener>();
+
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
   ) {}
+
+  /** Money moved on an account (in this process); the studio pushes billing events from here. */
+  onChange(listener: ChangeListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private changed(accountId: string): void {
+    // After the current transaction's statements: listeners re-read through the same connection,
+    // which Kysely hands out only once the transaction has committed.
+    if (this.listeners.size > 0) queueMicrotask(() => this.listeners.forEach((listener) => listener(accountId)));
+  }
 
   async createAccount(trx: Db, access: AccessType, balanceNano: number, allowanceNano: number): Promise<string> {
     const id = newId('acct', 12);
@@ -68,6 +84,7 @@ export class BillingService {
       .where('id', '=', accountId)
       .execute();
     await this.ledger(trx, accountId, 'top_up', amountNano, amountNano, 0, null, ref);
+    this.changed(accountId);
   }
 
   async view(accountId: string): Promise<BalanceView> {
@@ -117,6 +134,7 @@ export class BillingService {
       .where('id', '=', accountId)
       .execute();
     await this.ledger(trx, accountId, 'reserve', amountNano, 0, 0, holdId, ref);
+    this.changed(accountId);
     return { holdId, amountNano };
   }
 
@@ -149,6 +167,7 @@ export class BillingService {
       .where('id', '=', hold.account_id)
       .execute();
     await this.ledger(trx, hold.account_id, 'consume', charged, -fromBalance, -fromAllowance, hold.id, hold.ref);
+    this.changed(hold.account_id);
     return charged;
   }
 
@@ -167,6 +186,7 @@ export class BillingService {
       .where('id', '=', hold.account_id)
       .execute();
     await this.ledger(trx, hold.account_id, 'release', hold.amount_nano, 0, 0, hold.id, hold.ref);
+    this.changed(hold.account_id);
     return true;
   }
 
@@ -181,6 +201,35 @@ export class BillingService {
     let released = 0;
     for (const { id } of orphans) if (await this.release(id)) released++;
     return released;
+  }
+
+  async activeHolds(accountId: string): Promise<HoldRow[]> {
+    return this.store.db
+      .selectFrom('holds')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('status', '=', 'active')
+      .orderBy('created_at', 'desc')
+      .execute();
+  }
+
+  /** Charges per UTC day (consumed holds), oldest first, for the studio's spend chart. */
+  async spendByDay(accountId: string, days: number): Promise<{ day: string; nano: number }[]> {
+    const since = this.clock.now() - days * 86_400_000;
+    const rows = await this.store.db
+      .selectFrom('ledger')
+      .select(['created_at', 'amount_nano'])
+      .where('account_id', '=', accountId)
+      .where('kind', '=', 'consume')
+      .where('created_at', '>=', since)
+      .execute();
+    const byDay = new Map<string, number>();
+    for (let i = days - 1; i >= 0; i--) byDay.set(new Date(this.clock.now() - i * 86_400_000).toISOString().slice(0, 10), 0);
+    for (const row of rows) {
+      const day = new Date(row.created_at).toISOString().slice(0, 10);
+      byDay.set(day, (byDay.get(day) ?? 0) + row.amount_nano);
+    }
+    return [...byDay.entries()].map(([day, nano]) => ({ day, nano }));
   }
 
   async ledgerFor(accountId: string, limit = 100): Promise<LedgerRow[]> {

@@ -134,6 +134,51 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0003_gallery_request_log': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('gallery')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id'))
+        .addColumn('kind', 'text', (c) => c.notNull().check(sql`kind in ('generation','edit')`))
+        .addColumn('model', 'text', (c) => c.notNull())
+        .addColumn('prompt', 'text', (c) => c.notNull())
+        .addColumn('width', 'integer', (c) => c.notNull())
+        .addColumn('height', 'integer', (c) => c.notNull())
+        .addColumn('cost_nano', 'integer', (c) => c.notNull())
+        .addColumn('file', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'integer', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('gallery_recent').on('gallery').columns(['account_id', 'created_at']).execute();
+
+      await db.schema
+        .createTable('request_log')
+        .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+        .addColumn('at', 'integer', (c) => c.notNull())
+        .addColumn('key_id', 'text')
+        .addColumn('method', 'text', (c) => c.notNull())
+        .addColumn('endpoint', 'text', (c) => c.notNull())
+        .addColumn('model', 'text')
+        .addColumn('status', 'integer', (c) => c.notNull())
+        .addColumn('latency_ms', 'real', (c) => c.notNull())
+        .addColumn('cost_nano', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
+      await db.schema.createIndex('request_log_recent').on('request_log').column('at').execute();
+    },
+  },
+  '0004_providers': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('providers')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('kind', 'text', (c) => c.notNull().check(sql`kind in ('openai','fal')`))
+        .addColumn('base_url', 'text', (c) => c.notNull())
+        .addColumn('api_key_env', 'text')
+        .addColumn('created_at', 'integer', (c) => c.notNull())
+        .addColumn('updated_at', 'integer', (c) => c.notNull())
+        .execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -101,7 +101,45 @@ export interface IdempotencyKeysTable {
   created_at: number;
 }
 
+export interface GalleryTable {
+  id: string;
+  account_id: string;
+  kind: 'generation' | 'edit';
+  model: string;
+  prompt: string;
+  width: number;
+  height: number;
+  cost_nano: number;
+  file: string;
+  created_at: number;
+}
+
+export interface RequestLogTable {
+  id: Generated<number>;
+  at: number;
+  key_id: string | null;
+  method: string;
+  endpoint: string;
+  model: string | null;
+  status: number;
+  latency_ms: number;
+  cost_nano: number;
+}
+
+export interface ProvidersTable {
+  id: string;
+  kind: 'openai' | 'fal';
+  base_url: string;
+  /** When set, the API key is read from this environment variable instead of the secret store. */
+  api_key_env: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface Database {
+  providers: ProvidersTable;
+  gallery: GalleryTable;
+  request_log: RequestLogTable;
   video_tasks: VideoTasksTable;
   idempotency_keys: IdempotencyKeysTable;
   accounts: AccountsTable;
@@ -119,3 +157,6 @@ export type LedgerRow = Selectable<LedgerTable>;
 export type ModelRow = Selectable<ModelsTable>;
 export type NewLedgerRow = Insertable<LedgerTable>;
 export type VideoTaskRow = Selectable<VideoTasksTable>;
+export type GalleryRow = Selectable<GalleryTable>;
+export type RequestLogRow = Selectable<RequestLogTable>;
+export type ProviderRow = Selectable<ProvidersTable>;

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Gateway } from '../../core/gateway.js';
+import { parseUsd } from '../../core/billing/money.js';
 import { invalid } from '../../core/errors.js';
 import { makeAuthenticate, principalOf } from '../auth.js';
 import { readMultipartForm } from '../multipart-form.js';
@@ -19,7 +20,12 @@ export function registerImageGenerationRoute(app: FastifyInstance, gateway: Gate
       config: { contentType: 'application/json' },
       schema: { body: ImageGenerationBody },
     },
-    async (request) => gateway.images.generate(principalOf(request), request.body),
+    async (request) => {
+      request.activity = { model: request.body.model };
+      const result = await gateway.images.generate(principalOf(request), request.body);
+      request.activity.costNano = parseUsd(result.usage.cost_usd) ?? 0;
+      return result;
+    },
   );
 }
 
@@ -41,12 +47,15 @@ export function registerImageEditRoute(app: FastifyInstance, gateway: Gateway): 
       for (const name of ['model', 'prompt'] as const) {
         if (form.fields[name] === undefined) throw invalid(`Missing required field ${name}.`, name);
       }
-      return gateway.images.edit(principalOf(request), {
+      request.activity = { model: form.fields.model ?? '' };
+      const result = await gateway.images.edit(principalOf(request), {
         model: form.fields.model ?? '',
         prompt: form.fields.prompt ?? '',
         ...(form.fields.size !== undefined ? { size: form.fields.size } : {}),
         images: form.files,
       });
+      request.activity.costNano = parseUsd(result.usage.cost_usd) ?? 0;
+      return result;
     },
   );
 }

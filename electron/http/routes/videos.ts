@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Gateway } from '../../core/gateway.js';
+import { parseUsd } from '../../core/billing/money.js';
 import { GatewayError, invalid } from '../../core/errors.js';
 import { VIDEO_FIELDS, type VideoCreateInput } from '../../core/videos/video-request.js';
 import { makeAuthenticate, principalOf } from '../auth.js';
@@ -36,7 +37,10 @@ export function registerVideoRoutes(app: FastifyInstance, gateway: Gateway): voi
     async (request) => {
       const input = request.isMultipart() ? await readVideoForm(request, gateway) : jsonInput(request);
       const key = request.headers['idempotency-key'];
-      return gateway.videos.create(principalOf(request), input, Array.isArray(key) ? key[0] : key, contentUrlFor(request));
+      request.activity = { model: typeof input.fields.model === 'string' ? input.fields.model : '' };
+      const task = await gateway.videos.create(principalOf(request), input, Array.isArray(key) ? key[0] : key, contentUrlFor(request));
+      request.activity.costNano = parseUsd(task.cost_usd) ?? 0;
+      return task;
     },
   );
 

@@ -1,0 +1,99 @@
+// Recent requests (time, key, endpoint, model, status, latency, cost) for the studio's Activity
+// view. Rows are written in small batches off the request path and trimmed to the newest
+// MAX_ROWS, so logging never slows a request down or grows without bound.
+import type { ActivityEntry } from '../../../shared/studio-contract.js';
+import { formatUsd } from '../billing/money.js';
+import type { Logger } from '../logger.js';
+import type { Store } from '../store/database.js';
+import type { Insertable } from 'kysely';
+import type { RequestLogTable } from '../store/schema.js';
+
+export const MAX_ROWS = 10_000;
+const FLUSH_MS = 200;
+
+export type ActivityRecord = Insertable<RequestLogTable>;
+type Listener = (entry: ActivityEntry) => void;
+
+export class ActivityLog {
+  private pending: ActivityRecord[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private flushing: Promise<void> = Promise.resolve();
+  private readonly listeners = new Set<Listener>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly logger: Logger,
+  ) {}
+
+  record(entry: ActivityRecord): void {
+    this.pending.push(entry);
+    this.timer ??= setTimeout(() => void this.flush(), FLUSH_MS);
+  }
+
+  onAdded(listener: Listener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  async flush(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const batch = this.pending;
+    this.pending = [];
+    if (batch.length === 0) return this.flushing;
+    this.flushing = this.flushing.then(() => this.write(batch));
+    return this.flushing;
+  }
+
+  async recent(limit: number): Promise<ActivityEntry[]> {
+    await this.flush();
+    return this.rows(limit);
+  }
+
+  private async write(batch: ActivityRecord[]): Promise<void> {
+    try {
+      await this.store.tx(async (trx) => {
+        await trx.insertInto('request_log').values(batch).execute();
+        const cutoff = await trx.selectFrom('request_log').select('id').orderBy('id', 'desc').offset(MAX_ROWS).limit(1).executeTakeFirst();
+        if (cutoff) await trx.deleteFrom('request_log').where('id', '<=', cutoff.id).execute();
+      });
+      if (this.listeners.size === 0) return;
+      for (const entry of (await this.rows(batch.length)).reverse()) for (const listener of this.listeners) listener(entry);
+    } catch (error) {
+      this.logger.warn({ err: error, rows: batch.length }, 'could not write the activity log');
+    }
+  }
+
+  private async rows(limit: number): Promise<ActivityEntry[]> {
+    const rows = await this.store.db
+      .selectFrom('request_log')
+      .leftJoin('api_keys', 'api_keys.id', 'request_log.key_id')
+      .select([
+        'request_log.id',
+        'request_log.at',
+        'request_log.key_id',
+        'api_keys.label as key_label',
+        'request_log.method',
+        'request_log.endpoint',
+        'request_log.model',
+        'request_log.status',
+        'request_log.latency_ms',
+        'request_log.cost_nano',
+      ])
+      .orderBy('request_log.id', 'desc')
+      .limit(limit)
+      .execute();
+    return rows.map((row) => ({
+      id: row.id,
+      at: row.at,
+      key_id: row.key_id,
+      key_label: row.key_label ?? null,
+      method: row.method,
+      endpoint: row.endpoint,
+      model: row.model,
+      status: row.status,
+      latency_ms: Math.round(row.latency_ms * 10) / 10,
+      cost_usd: formatUsd(row.cost_nano),
+    }));
+  }
+}

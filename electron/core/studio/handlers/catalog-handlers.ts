@@ -1,0 +1,15 @@
+import type { StudioContext, StudioHandlers } from '../studio-context.js';
+
+export function catalogHandlers(ctx: StudioContext): Pick<StudioHandlers, 'system.info' | 'catalog.list'> {
+  return {
+    'system.info': async () => ({
+      version: ctx.version,
+      api_base_url: ctx.apiBaseUrl(),
+      data_dir: ctx.gateway.dataDir,
+      owner_key_id: ctx.owner.keyId,
+    }),
+    'catalog.list': async () => ({
+      models: (await ctx.gateway.catalog.entries()).map((entry) => ({ record: entry.record, provider: entry.providerId })),
+    }),
+  };
+}

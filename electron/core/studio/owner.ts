@@ -1,0 +1,21 @@
+// The owner of this gateway, as the studio acts: a key and account of its own (created once per
+// data dir, with a starter credit), so studio requests are billed the same way as API requests.
+// The owner's secret is the studio token (studio-token.ts), not this key's API token.
+import type { Principal } from '../access/principal.js';
+import type { Gateway } from '../gateway.js';
+
+export const OWNER_KEY_META = 'owner_key_id';
+/** A small starter credit so the studio works out of the box; visible in the ledger. */
+export const OWNER_STARTER_CREDIT_NANO = 10 * 1_000_000_000;
+
+export async function ensureOwner(gateway: Gateway): Promise<Principal> {
+  const existing = await gateway.store.db.selectFrom('meta').select('value').where('key', '=', OWNER_KEY_META).executeTakeFirst();
+  if (existing) {
+    const key = await gateway.keys.get(existing.value);
+    return { keyId: key.id, accountId: key.account_id, access: key.access };
+  }
+  const { key } = await gateway.keys.create({ access: 'balance', balanceNano: OWNER_STARTER_CREDIT_NANO, label: 'studio (owner)' });
+  await gateway.store.db.insertInto('meta').values({ key: OWNER_KEY_META, value: key.id }).onConflict((oc) => oc.column('key').doNothing()).execute();
+  // Another process may have won the race; whoever is recorded is the owner.
+  return ensureOwner(gateway);
+}

@@ -1,0 +1,61 @@
+// TypeBox schemas of every studio method's input: the studio API takes bodies from a browser
+// (headless mode) or from the renderer over IPC, and both are checked the same way.
+import { Type, type TSchema } from '@sinclair/typebox';
+import type { StudioMethod } from '../../../shared/studio-contract.js';
+
+const Empty = Type.Object({}, { additionalProperties: false });
+const Usd = Type.String({ pattern: '^\\d{1,12}(\\.\\d{1,9})?$' });
+const File = Type.Object(
+  { name: Type.String({ maxLength: 255 }), mime: Type.String({ maxLength: 100 }), base64: Type.String({ maxLength: 12_000_000 }) },
+  { additionalProperties: false },
+);
+const Limit = Type.Optional(Type.Integer({ minimum: 1, maximum: 200 }));
+const Id = Type.String({ minLength: 1, maxLength: 100 });
+const RequestType = Type.Union([Type.Literal('text-to-video'), Type.Literal('image-to-video')]);
+
+export const STUDIO_INPUT_SCHEMAS: { [M in StudioMethod]: TSchema } = {
+  'system.info': Empty,
+  'catalog.list': Empty,
+  'images.generate': Type.Object(
+    { model: Type.String(), prompt: Type.String(), size: Type.Optional(Type.String()) },
+    { additionalProperties: false },
+  ),
+  'images.edit': Type.Object(
+    { model: Type.String(), prompt: Type.String(), size: Type.Optional(Type.String()), images: Type.Array(File, { maxItems: 16 }) },
+    { additionalProperties: false },
+  ),
+  'gallery.list': Type.Object({ limit: Limit }, { additionalProperties: false }),
+  'gallery.delete': Type.Object({ id: Id }, { additionalProperties: false }),
+  'videos.quote': Type.Object(
+    { model: Type.String(), seconds: Type.Integer({ minimum: 1 }), request_type: RequestType },
+    { additionalProperties: false },
+  ),
+  'videos.create': Type.Object(
+    {
+      model: Type.String(),
+      prompt: Type.String(),
+      seconds: Type.Integer({ minimum: 1 }),
+      size: Type.Optional(Type.String()),
+      request_type: Type.Optional(RequestType),
+      reference: Type.Optional(File),
+    },
+    { additionalProperties: false },
+  ),
+  'videos.list': Type.Object({ limit: Limit }, { additionalProperties: false }),
+  'videos.cancel': Type.Object({ id: Id }, { additionalProperties: false }),
+  'billing.summary': Empty,
+  'billing.topUp': Type.Object({ usd: Usd }, { additionalProperties: false }),
+  'keys.list': Empty,
+  'keys.create': Type.Object(
+    {
+      access: Type.Union([Type.Literal('free'), Type.Literal('pro'), Type.Literal('balance')]),
+      balance_usd: Type.Optional(Usd),
+      allowance_usd: Type.Optional(Usd),
+      label: Type.Optional(Type.String({ maxLength: 200 })),
+    },
+    { additionalProperties: false },
+  ),
+  'keys.revoke': Type.Object({ id: Id }, { additionalProperties: false }),
+  'keys.topUp': Type.Object({ id: Id, usd: Usd }, { additionalProperties: false }),
+  'activity.list': Type.Object({ limit: Limit }, { additionalProperties: false }),
+};

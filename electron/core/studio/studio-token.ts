@@ -1,0 +1,26 @@
+// The owner token guards the studio API in headless mode: random per data dir, kept in a file
+// only the owner can read, compared in constant time.
+import { randomBytes, timingSafeEqual, createHash } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const STUDIO_TOKEN_FILE = 'studio-token';
+
+export function loadStudioToken(dataDir: string): string {
+  const path = join(dataDir, STUDIO_TOKEN_FILE);
+  if (existsSync(path)) {
+    const token = readFileSync(path, 'utf8').trim();
+    if (/^[A-Za-z0-9_-]{32,}$/.test(token)) return token;
+  }
+  const token = randomBytes(32).toString('base64url');
+  writeFileSync(path, `${token}\n`, { mode: 0o600 });
+  chmodSync(path, 0o600);
+  return token;
+}
+
+const digest = (value: string): Buffer => createHash('sha256').update(value).digest();
+
+export function tokenMatches(expected: string, given: string | undefined | null): boolean {
+  if (!given) return false;
+  return timingSafeEqual(digest(expected), digest(given));
+}

@@ -1,0 +1,113 @@
+// The studio door's core: the handler map (one per contract method), input checking, the
+// owner it acts as, push events, and media lookup. The IPC bridge (Electron) and the HTTP
+// routes (headless) are thin wrappers around dispatch() and events.
+import { join } from 'node:path';
+import { Value } from '@sinclair/typebox/value';
+import { STUDIO_METHODS, type StudioMethod } from '../../../shared/studio-contract.js';
+import { parseUsd } from '../billing/money.js';
+import { GatewayError, invalid } from '../errors.js';
+import type { Gateway } from '../gateway.js';
+import { accountHandlers } from './handlers/account-handlers.js';
+import { catalogHandlers } from './handlers/catalog-handlers.js';
+import { imageHandlers } from './handlers/image-handlers.js';
+import { ownerVideo, videoHandlers } from './handlers/video-handlers.js';
+import { ensureOwner } from './owner.js';
+import type { StudioContext, StudioHandlers } from './studio-context.js';
+import { StudioEventBus } from './studio-events.js';
+import { STUDIO_INPUT_SCHEMAS } from './studio-schemas.js';
+
+export interface StudioOptions {
+  version: string;
+  apiBaseUrl?: () => string | null;
+}
+
+export interface Studio {
+  readonly handlers: StudioHandlers;
+  readonly events: StudioEventBus;
+  readonly context: StudioContext;
+  /** Checks the method name and its input, runs the handler; failures are GatewayErrors. */
+  dispatch(method: string, input: unknown): Promise<unknown>;
+  /** The file behind a media path ("gallery/<file>" or "videos/<task>.mp4"), or null. */
+  mediaFile(path: string): Promise<string | null>;
+  dispose(): void;
+}
+
+/** Calls that create or change paid work are written to the activity log like API requests. */
+const LOGGED: ReadonlySet<StudioMethod> = new Set(['images.generate', 'images.edit', 'videos.create', 'videos.cancel']);
+
+export function buildHandlers(ctx: StudioContext): StudioHandlers {
+  return { ...catalogHandlers(ctx), ...imageHandlers(ctx), ...videoHandlers(ctx), ...accountHandlers(ctx) };
+}
+
+export async function createStudio(gateway: Gateway, options: StudioOptions): Promise<Studio> {
+  const owner = await ensureOwner(gateway);
+  const context: StudioContext = { gateway, owner, version: options.version, apiBaseUrl: options.apiBaseUrl ?? (() => null) };
+  const handlers = buildHandlers(context);
+  const events = new StudioEventBus();
+
+  const unsubscribe = [
+    gateway.scheduler.onTaskChange((taskId) => {
+      void ownerVideo(context, taskId).then((video) => video && events.emit('videos.updated', { video }));
+    }),
+    gateway.catalog.onChange(() => events.emit('catalog.changed', {})),
+    gateway.billing.onChange((accountId) => events.emit('billing.changed', { account_id: accountId })),
+    gateway.activity.onAdded((entry) => events.emit('activity.added', { entry })),
+  ];
+
+  async function dispatch(method: string, input: unknown): Promise<unknown> {
+    if (!(STUDIO_METHODS as readonly string[]).includes(method)) {
+      throw new GatewayError('not_found', `No studio method ${method.slice(0, 64)}.`);
+    }
+    const name = method as StudioMethod;
+    const body = input ?? {};
+    const problem = Value.Errors(STUDIO_INPUT_SCHEMAS[name], body).First();
+    if (problem) {
+      const param = problem.path.replace(/^\//, '').replaceAll('/', '.') || null;
+      throw invalid(`${param ?? 'input'}: ${problem.message}.`, param);
+    }
+    const started = performance.now();
+    const handler = handlers[name] as (value: unknown) => Promise<unknown>;
+    let status = 200;
+    let output: unknown;
+    try {
+      output = await handler(body);
+      return output;
+    } catch (error) {
+      status = error instanceof GatewayError ? error.status : 500;
+      throw error;
+    } finally {
+      if (LOGGED.has(name)) {
+        gateway.activity.record({
+          at: Date.now(),
+          key_id: owner.keyId,
+          method: 'STUDIO',
+          endpoint: name,
+          model: typeof (body as { model?: unknown }).model === 'string' ? (body as { model: string }).model : null,
+          status,
+          latency_ms: performance.now() - started,
+          cost_nano: costOf(output),
+        });
+      }
+    }
+  }
+
+  async function mediaFile(path: string): Promise<string | null> {
+    const gallery = /^gallery\/(img_[a-z0-9]{16}\.(?:png|jpg|webp))$/.exec(path);
+    if (gallery) return gateway.gallery.filePath(gallery[1]!);
+    const video = /^videos\/(video_[a-z0-9]{20})\.mp4$/.exec(path);
+    if (video) {
+      const row = await gateway.videoTasks.get(video[1]!);
+      if (!row || row.account_id !== owner.accountId || row.status !== 'completed' || !row.output_path) return null;
+      return row.output_path.startsWith(join(gateway.dataDir, 'videos')) ? row.output_path : null;
+    }
+    return null;
+  }
+
+  return { handlers, events, context, dispatch, mediaFile, dispose: () => unsubscribe.forEach((off) => off()) };
+}
+
+function costOf(output: unknown): number {
+  const value = output as { item?: { cost_usd?: string }; video?: { cost_usd?: string } } | undefined;
+  const text = value?.item?.cost_usd ?? value?.video?.cost_usd;
+  return text ? (parseUsd(text) ?? 0) : 0;
+}

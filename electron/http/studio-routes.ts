@@ -1,0 +1,104 @@
+// The studio's HTTP door (headless mode): the same handler map as IPC, as
+// POST /studio/api/<method>, server-sent events at /studio/events, media files, and the built
+// React studio itself -- all behind the owner token (a bearer header, or the HttpOnly cookie
+// that POST /studio/session sets so <img>, <video> and EventSource can authenticate too).
+import { existsSync } from 'node:fs';
+import fastifyStatic from '@fastify/static';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { GatewayError } from '../core/errors.js';
+import { RENDERER_DIST } from '../project-paths.js';
+import type { Studio } from '../core/studio/studio.js';
+import { tokenMatches } from '../core/studio/studio-token.js';
+import { bearerToken } from './auth.js';
+import { sendFileWithRanges } from './send-file-range.js';
+
+export const STUDIO_COOKIE = 'mgw_studio';
+const STUDIO_BODY_LIMIT = 48 * 1024 * 1024;
+const HEARTBEAT_MS = 15_000;
+
+/** The studio page may load only its own files and media: no inline scripts, no other origins. */
+export const STUDIO_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; media-src 'self' blob:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'";
+
+function cookieToken(request: FastifyRequest): string | null {
+  const header = request.headers.cookie;
+  if (!header) return null;
+  for (const part of header.split(';')) {
+    const [name, ...value] = part.trim().split('=');
+    if (name === STUDIO_COOKIE) return decodeURIComponent(value.join('='));
+  }
+  return null;
+}
+
+export function registerStudioRoutes(app: FastifyInstance, studio: Studio, ownerToken: string): void {
+  const guard = async (request: FastifyRequest): Promise<void> => {
+    const given = bearerToken(request.headers.authorization) ?? cookieToken(request);
+    if (!tokenMatches(ownerToken, given)) {
+      throw new GatewayError('invalid_api_key', 'The studio needs the owner token printed by mgw serve.');
+    }
+  };
+
+  app.post('/studio/session', { onRequest: guard }, async (_request, reply) => {
+    reply.header('set-cookie', `${STUDIO_COOKIE}=${ownerToken}; HttpOnly; SameSite=Strict; Path=/studio`);
+    return reply.code(204).send();
+  });
+
+  app.post<{ Params: { method: string } }>(
+    '/studio/api/:method',
+    { onRequest: guard, bodyLimit: STUDIO_BODY_LIMIT, config: { contentType: 'application/json' } },
+    async (request) => studio.dispatch(request.params.method, request.body),
+  );
+
+  app.get('/studio/events', { onRequest: guard }, (request, reply) => streamEvents(request, reply, studio));
+
+  app.get<{ Params: { '*': string } }>('/studio/media/*', { onRequest: guard }, async (request, reply) => {
+    const file = await studio.mediaFile(request.params['*']);
+    if (!file) throw new GatewayError('not_found', 'No such media file.');
+    return sendFileWithRanges(request, reply, file, file.endsWith('.mp4') ? 'video/mp4' : file.endsWith('.png') ? 'image/png' : 'image/jpeg');
+  });
+
+  registerStudioPage(app);
+}
+
+function streamEvents(request: FastifyRequest, reply: FastifyReply, studio: Studio): void {
+  reply.hijack();
+  const res = reply.raw;
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-store',
+    connection: 'keep-alive',
+    'x-request-id': request.id,
+  });
+  res.write(': connected\n\n');
+  const unsubscribe = studio.events.subscribe((event, payload) => {
+    res.write(`event: ${event}\ndata: ${JSON.stringify(payload)}\n\n`);
+  });
+  const heartbeat = setInterval(() => res.write(': ping\n\n'), HEARTBEAT_MS);
+  heartbeat.unref();
+  request.raw.on('close', () => {
+    clearInterval(heartbeat);
+    unsubscribe();
+  });
+}
+
+/** The built React studio (dist/renderer), with the strict CSP on every file. */
+function registerStudioPage(app: FastifyInstance): void {
+  app.get('/studio', (_request, reply) => reply.redirect('/studio/', 302));
+  if (!existsSync(RENDERER_DIST)) {
+    app.get('/studio/', async () => {
+      throw new GatewayError('not_found', 'The studio is not built; run npm run build.');
+    });
+    return;
+  }
+  void app.register(fastifyStatic, {
+    root: RENDERER_DIST,
+    prefix: '/studio/',
+    index: ['index.html'],
+    wildcard: false,
+    setHeaders: (res) => {
+      res.header('content-security-policy', STUDIO_CSP);
+      res.header('x-content-type-options', 'nosniff');
+      res.header('referrer-policy', 'no-referrer');
+    },
+  });
+}

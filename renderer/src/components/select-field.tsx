@@ -1,0 +1,34 @@
+// A labelled <select>; options are value/label pairs.
+import { useId } from 'react';
+
+export interface Option {
+  value: string;
+  label: string;
+}
+
+interface Props {
+  label: string;
+  value: string;
+  options: readonly Option[];
+  onChange(value: string): void;
+  disabled?: boolean;
+}
+
+export function SelectField({ label, value, options, onChange, disabled }: Props) {
+  const id = useId();
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <select id={id} value={value} disabled={disabled} onChange={(e) => onChange(e.target.value)}>
+        {options.map((o) => (
+          <option key={o.value} value={o.value}>
+            {o.label}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
+export const toOptions = (values: readonly (string | number)[], suffix = ''): Option[] =>
+  values.map((v) => ({ value: String(v), label: `${v}${suffix}` }));

@@ -1,0 +1,104 @@
+// Image edits: 1-N reference images checked against the model's limits before sending, an
+// instruction, an optional output size; the result shown like a generation.
+import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { ErrorMessage } from '../components/alert';
+import { Gallery } from '../components/gallery';
+import { ImageCard } from '../components/image-card';
+import { PromptField } from '../components/prompt-field';
+import { ReferencePicker } from '../components/reference-picker';
+import { SelectField } from '../components/select-field';
+import { referenceProblem, toStudioFile } from '../lib/files';
+import { isEditModel, referenceLimitsOf, sizesOf } from '../lib/models';
+import { useStores } from '../stores/stores-context';
+import { useStore } from '../stores/use-store';
+import { modelOptions, useModelChoice } from './use-model-choice';
+
+const KEEP_SIZE = '';
+
+export function EditView() {
+  const { images } = useStores();
+  const choice = useModelChoice(isEditModel, 'local-image');
+  const [files, setFiles] = useState<File[]>([]);
+  const [prompt, setPrompt] = useState('');
+  const [size, setSize] = useState(KEEP_SIZE);
+  const [localError, setLocalError] = useState<string | null>(null);
+
+  const limits = referenceLimitsOf(choice.model, 3);
+  const problem = referenceProblem(files, limits);
+  const sizes = sizesOf(choice.model);
+  const sizeOptions = useMemo(
+    () => [{ value: KEEP_SIZE, label: 'Same as first reference' }, ...sizes.map((s) => ({ value: s, label: s }))],
+    [sizes],
+  );
+
+  const editing = useStore(images, (s) => s.editing);
+  const error = useStore(images, (s) => s.editError);
+  const result = useStore(images, (s) => s.edited ?? s.gallery.find((item) => item.kind === 'edit') ?? null);
+  const gallery = useStore(images, (s) => s.gallery);
+  const galleryLoaded = useStore(images, (s) => s.galleryLoaded);
+  const galleryError = useStore(images, (s) => s.galleryError);
+  const edits = useMemo(() => gallery.filter((item) => item.kind === 'edit'), [gallery]);
+
+  useEffect(() => {
+    void images.getState().loadGallery();
+  }, [images]);
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    if (editing || !choice.modelId) return;
+    if (files.length === 0) return setLocalError(`Add 1 to ${limits.maxImages} reference images.`);
+    if (problem) return; // already shown next to the picker
+    if (!prompt.trim()) return setLocalError('Describe the edit in the prompt.');
+    setLocalError(null);
+    const references = await Promise.all(files.map(toStudioFile));
+    const outSize = size && sizes.includes(size) ? { size } : {};
+    await images.getState().edit({ model: choice.modelId, prompt, images: references, ...outSize });
+  };
+
+  return (
+    <div className="view">
+      <div className="split">
+        <form className="card form" onSubmit={(e) => void submit(e)} aria-label="Edit an image">
+          <h2>Edit</h2>
+          <ReferencePicker
+            label="Reference images"
+            files={files}
+            limits={limits}
+            onChange={(next) => {
+              setFiles(next);
+              setLocalError(null);
+            }}
+          />
+          {problem ? (
+            <p className="alert alert-warning" role="alert">
+              {problem}
+            </p>
+          ) : null}
+          <PromptField
+            value={prompt}
+            onChange={setPrompt}
+            placeholder="Make it black and white, then blur"
+            rows={3}
+          />
+          <SelectField label="Model" value={choice.modelId} options={modelOptions(choice.models)} onChange={choice.setModelId} />
+          <SelectField label="Output size" value={size} options={sizeOptions} onChange={setSize} />
+          <ErrorMessage message={localError ?? error} />
+          <div className="form-actions">
+            <button type="submit" className="btn btn-primary" disabled={editing || !choice.modelId || problem !== null}>
+              Edit image
+            </button>
+            {editing ? <span className="muted" role="status">Editing…</span> : null}
+          </div>
+        </form>
+        <section className="result-pane" aria-label="Latest result">
+          {result ? (
+            <ImageCard item={result} variant="result" />
+          ) : (
+            <div className="card placeholder">{editing ? 'Editing…' : 'The edited image will appear here.'}</div>
+          )}
+        </section>
+      </div>
+      <Gallery title="Recent edits" items={edits} error={galleryError} loaded={galleryLoaded} />
+    </div>
+  );
+}

@@ -1,0 +1,176 @@
+// The studio contract: every method the prompt studio may call, with its input and output, and
+// every event the main process pushes. One handler map in the main process implements it
+// (electron/core/studio/); it is served over IPC in Electron and over HTTP
+// (POST /studio/api/<method>, GET /studio/events) in headless mode. The renderer knows only
+// this file and a client that picks the transport. No Node or Electron imports here.
+import type { AccessType, BalanceView, KeyInfo, ModelRecord, VideoTask } from './api-types.js';
+
+/** A file sent from the studio: base64 bytes plus the name and type the user picked. */
+export interface StudioFile {
+  name: string;
+  mime: string;
+  base64: string;
+}
+
+export interface CatalogModel {
+  record: ModelRecord;
+  /** The provider serving it ("local" for the built-in engine). */
+  provider: string;
+}
+
+export interface GalleryItem {
+  id: string;
+  kind: 'generation' | 'edit';
+  model: string;
+  prompt: string;
+  width: number;
+  height: number;
+  cost_usd: string;
+  created_at: number;
+  /** A media path; the studio client turns it into a URL for its transport. */
+  media: string;
+}
+
+export interface LedgerEntry {
+  id: number;
+  kind: string;
+  amount_usd: string;
+  balance_delta_usd: string;
+  allowance_delta_usd: string;
+  ref: string | null;
+  created_at: number;
+}
+
+export interface ActiveHold {
+  id: string;
+  amount_usd: string;
+  purpose: string;
+  ref: string | null;
+  created_at: number;
+}
+
+export interface SpendPoint {
+  /** UTC day, YYYY-MM-DD. */
+  day: string;
+  spend_usd: string;
+}
+
+export interface ActivityEntry {
+  id: number;
+  at: number;
+  key_id: string | null;
+  key_label: string | null;
+  method: string;
+  endpoint: string;
+  model: string | null;
+  status: number;
+  latency_ms: number;
+  cost_usd: string;
+}
+
+export interface StudioVideo extends VideoTask {
+  /** Media path of the MP4 once completed, else null. */
+  media: string | null;
+}
+
+/** Method name (domain.verb) -> input and output. */
+export interface StudioMethods {
+  'system.info': {
+    input: Record<string, never>;
+    output: { version: string; api_base_url: string | null; data_dir: string; owner_key_id: string };
+  };
+  'catalog.list': { input: Record<string, never>; output: { models: CatalogModel[] } };
+  'images.generate': {
+    input: { model: string; prompt: string; size?: string };
+    output: { item: GalleryItem };
+  };
+  'images.edit': {
+    input: { model: string; prompt: string; size?: string; images: StudioFile[] };
+    output: { item: GalleryItem };
+  };
+  'gallery.list': { input: { limit?: number }; output: { items: GalleryItem[] } };
+  'gallery.delete': { input: { id: string }; output: { deleted: true } };
+  'videos.quote': {
+    input: { model: string; seconds: number; request_type: 'text-to-video' | 'image-to-video' };
+    output: { hold_usd: string; price_per_second_usd: string };
+  };
+  'videos.create': {
+    input: {
+      model: string;
+      prompt: string;
+      seconds: number;
+      size?: string;
+      request_type?: 'text-to-video' | 'image-to-video';
+      reference?: StudioFile;
+    };
+    output: { video: StudioVideo };
+  };
+  'videos.list': { input: { limit?: number }; output: { videos: StudioVideo[] } };
+  'videos.cancel': { input: { id: string }; output: { video: StudioVideo } };
+  'billing.summary': {
+    input: Record<string, never>;
+    output: { balance: BalanceView; holds: ActiveHold[]; ledger: LedgerEntry[]; spend_by_day: SpendPoint[] };
+  };
+  'billing.topUp': { input: { usd: string }; output: { balance: BalanceView } };
+  'keys.list': { input: Record<string, never>; output: { keys: (KeyInfo & { balance: BalanceView })[] } };
+  'keys.create': {
+    input: { access: AccessType; balance_usd?: string; allowance_usd?: string; label?: string };
+    output: { key: KeyInfo; token: string };
+  };
+  'keys.revoke': { input: { id: string }; output: { key: KeyInfo } };
+  'keys.topUp': { input: { id: string; usd: string }; output: { balance: BalanceView } };
+  'activity.list': { input: { limit?: number }; output: { entries: ActivityEntry[] } };
+}
+
+export type StudioMethod = keyof StudioMethods;
+export type StudioInput<M extends StudioMethod> = StudioMethods[M]['input'];
+export type StudioOutput<M extends StudioMethod> = StudioMethods[M]['output'];
+
+/** Event name -> payload, pushed by the main process (IPC events or server-sent events). */
+export interface StudioEvents {
+  'videos.updated': { video: StudioVideo };
+  'catalog.changed': Record<string, never>;
+  'billing.changed': { account_id: string };
+  'activity.added': { entry: ActivityEntry };
+}
+
+export type StudioEvent = keyof StudioEvents;
+
+/** The standard error body, as the studio receives it for a failed call. */
+export interface StudioErrorBody {
+  error: { message: string; type: string; code: string; param: string | null };
+}
+
+export const STUDIO_METHODS: readonly StudioMethod[] = [
+  'system.info',
+  'catalog.list',
+  'images.generate',
+  'images.edit',
+  'gallery.list',
+  'gallery.delete',
+  'videos.quote',
+  'videos.create',
+  'videos.list',
+  'videos.cancel',
+  'billing.summary',
+  'billing.topUp',
+  'keys.list',
+  'keys.create',
+  'keys.revoke',
+  'keys.topUp',
+  'activity.list',
+];
+
+export const STUDIO_EVENTS: readonly StudioEvent[] = ['videos.updated', 'catalog.changed', 'billing.changed', 'activity.added'];
+
+/** The one IPC channel for calls, and the one for pushed events. */
+export const IPC_CALL_CHANNEL = 'studio:call';
+export const IPC_EVENT_CHANNEL = 'studio:event';
+
+/** What the preload exposes as window.studio. */
+export interface StudioBridge {
+  call<M extends StudioMethod>(method: M, input: StudioInput<M>): Promise<StudioOutput<M>>;
+  on<E extends StudioEvent>(event: E, listener: (payload: StudioEvents[E]) => void): () => void;
+  /** Resolves a media path (gallery image, video) to a URL the page can load. */
+  mediaUrl(path: string): string;
+}

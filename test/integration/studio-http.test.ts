@@ -1,0 +1,183 @@
+// The studio door over HTTP (headless mode): owner-token guard, session cookie, the handler
+// map through POST /studio/api/<method>, server-sent events, media with ranges, and the
+// studio page with its CSP. The same dispatch serves IPC in Electron.
+import { request as httpRequest } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { STUDIO_METHODS, type StudioVideo } from '../../shared/studio-contract.js';
+import { createStudio, type Studio } from '../../electron/core/studio/studio.js';
+import { loadStudioToken } from '../../electron/core/studio/studio-token.js';
+import { startHttpServer, type RunningServer } from '../../electron/http/server.js';
+import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { errorOf, request } from '../helpers/http.js';
+import { makeImage } from '../helpers/images.js';
+import { readMp4 } from '../helpers/mp4.js';
+import { waitFor } from '../helpers/stub-video-provider.js';
+
+let t: TestGateway;
+let studio: Studio;
+let server: RunningServer;
+let token: string;
+let base: string;
+
+beforeAll(async () => {
+  t = await startTestGateway();
+  studio = await createStudio(t.gateway, { version: 'test', apiBaseUrl: () => t.baseUrl });
+  token = loadStudioToken(t.dataDir);
+  server = await startHttpServer(t.gateway, { host: '127.0.0.1', port: 0, studio: { studio, ownerToken: token } });
+  base = `http://127.0.0.1:${server.port}/studio`;
+});
+afterAll(async () => {
+  studio.dispose();
+  await server.close();
+  await t.close();
+});
+
+async function call<T>(method: string, input: unknown, auth: Record<string, string> = { authorization: `Bearer ${token}` }) {
+  const response = await request(`${base}/api/${method}`, { method: 'POST', headers: { 'content-type': 'application/json', ...auth }, body: JSON.stringify(input) });
+  return { ...response, body: response.body as T };
+}
+
+describe('studio API guard', () => {
+  it('refuses calls, events and media without the owner token', async () => {
+    for (const path of ['/api/catalog.list', '/events', '/media/gallery/img_aaaaaaaaaaaaaaaa.png']) {
+      const response = await request(`${base}${path}`, { method: path.startsWith('/api') ? 'POST' : 'GET', headers: { 'content-type': 'application/json' }, body: path.startsWith('/api') ? '{}' : undefined });
+      expect(response.status).toBe(401);
+      expect(errorOf(response).code).toBe('invalid_api_key');
+    }
+    const wrong = await call('catalog.list', {}, { authorization: 'Bearer nope' });
+    expect(wrong.status).toBe(401);
+    // An API key is not the owner token.
+    const key = await t.key('balance');
+    expect((await call('catalog.list', {}, { authorization: `Bearer ${key.token}` })).status).toBe(401);
+  });
+
+  it('POST /studio/session sets an HttpOnly SameSite=Strict cookie that authenticates later calls', async () => {
+    const session = await fetch(`${base}/session`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+    expect(session.status).toBe(204);
+    const cookie = session.headers.get('set-cookie')!;
+    expect(cookie).toMatch(/HttpOnly/);
+    expect(cookie).toMatch(/SameSite=Strict/);
+    const viaCookie = await call<{ models: unknown[] }>('catalog.list', {}, { cookie: cookie.split(';')[0]! });
+    expect(viaCookie.status).toBe(200);
+    expect(viaCookie.body.models.length).toBeGreaterThanOrEqual(4);
+  });
+
+  it('unknown methods -> 404, bad input -> 400 with param', async () => {
+    expect((await call('nope.nothing', {})).status).toBe(404);
+    const bad = await call('images.generate', { model: 'local-image' });
+    expect(bad.status).toBe(400);
+    expect(errorOf(bad)).toMatchObject({ code: 'invalid_request', param: 'prompt' });
+    const extra = await call('keys.create', { access: 'free', admin: true });
+    expect(errorOf(extra).code).toBe('invalid_request');
+  });
+});
+
+describe('studio methods over HTTP', () => {
+  it('every contract method is served', () => {
+    expect(Object.keys(studio.handlers).sort()).toEqual([...STUDIO_METHODS].sort());
+  });
+
+  it('images.generate bills the owner, saves to the gallery, and the media URL serves the PNG', async () => {
+    const before = (await call<{ balance: { balance_usd: string } }>('billing.summary', {})).body.balance.balance_usd;
+    const generated = await call<{ item: { id: string; media: string; cost_usd: string; width: number } }>('images.generate', { model: 'local-image', prompt: 'a paper boat', size: '512x512' });
+    expect(generated.status).toBe(200);
+    expect(generated.body.item).toMatchObject({ width: 512, kind: 'generation' });
+    expect(Number(generated.body.item.cost_usd)).toBeGreaterThan(0);
+    const after = (await call<{ balance: { balance_usd: string } }>('billing.summary', {})).body.balance.balance_usd;
+    expect(Number(before) - Number(after)).toBeCloseTo(Number(generated.body.item.cost_usd), 8);
+
+    const gallery = await call<{ items: { id: string }[] }>('gallery.list', {});
+    expect(gallery.body.items[0]!.id).toBe(generated.body.item.id);
+    const media = await fetch(`${base}/media/${generated.body.item.media}`, { headers: { authorization: `Bearer ${token}` } });
+    expect(media.status).toBe(200);
+    expect(media.headers.get('content-type')).toBe('image/png');
+    expect(Buffer.from(await media.arrayBuffer()).subarray(1, 4).toString()).toBe('PNG');
+  });
+
+  it('images.edit takes base64 files and rejects non-images with param image', async () => {
+    const png = (await makeImage(64, 48)).toString('base64');
+    const edited = await call<{ item: { width: number; height: number } }>('images.edit', {
+      model: 'local-image',
+      prompt: 'rotate 90',
+      images: [{ name: 'a.png', mime: 'image/png', base64: png }, { name: 'b.png', mime: 'image/png', base64: png }],
+    });
+    expect(edited.status).toBe(200);
+    const bad = await call('images.edit', { model: 'local-image', prompt: 'x', images: [{ name: 'a.txt', mime: 'image/png', base64: Buffer.from('hello').toString('base64') }] });
+    expect(errorOf(bad)).toMatchObject({ code: 'invalid_request', param: 'image' });
+  });
+
+  it('videos.quote shows the hold; videos.create pushes videos.updated events until completed; media plays', async () => {
+    const quote = await call<{ hold_usd: string }>('videos.quote', { model: 'local-video', seconds: 2, request_type: 'image-to-video' });
+    expect(quote.body.hold_usd).toBe('0.16000000');
+
+    const events: StudioVideo[] = [];
+    const stop = listenEvents((event, data) => {
+      if (event === 'videos.updated') events.push((data as { video: StudioVideo }).video);
+    });
+    await new Promise((r) => setTimeout(r, 100));
+    const created = await call<{ video: StudioVideo }>('videos.create', { model: 'local-video', prompt: 'studio clip', seconds: 2, size: '480p' });
+    expect(created.body.video).toMatchObject({ status: 'queued', media: null });
+    const done = await waitFor(async () => events.find((v) => v.id === created.body.video.id && v.status === 'completed'), 60_000);
+    stop();
+    expect(done.media).toBe(`videos/${done.id}.mp4`);
+    expect(events.some((v) => v.id === done.id && v.status === 'in_progress')).toBe(true);
+
+    const full = await fetch(`${base}/media/${done.media}`, { headers: { authorization: `Bearer ${token}` } });
+    const bytes = Buffer.from(await full.arrayBuffer());
+    expect(readMp4(bytes)).toMatchObject({ codec: 'avc1', width: 854, height: 480 });
+    const part = await fetch(`${base}/media/${done.media}`, { headers: { authorization: `Bearer ${token}`, range: 'bytes=0-99' } });
+    expect(part.status).toBe(206);
+
+    const listed = await call<{ videos: StudioVideo[] }>('videos.list', {});
+    expect(listed.body.videos[0]!.id).toBe(done.id);
+  });
+
+  it('keys.create returns the token once and it works on /v1; activity shows the request', async () => {
+    const created = await call<{ key: { id: string }; token: string }>('keys.create', { access: 'balance', balance_usd: '1', label: 'from studio' });
+    expect(created.status).toBe(200);
+    const response = await fetch(`${t.baseUrl}/images/generations`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${created.body.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'local-image', prompt: 'activity', size: '256x256' }),
+    });
+    expect(response.status).toBe(200);
+    const listed = await call<{ keys: { id: string; token_hint: string }[] }>('keys.list', {});
+    expect(JSON.stringify(listed.body)).not.toContain(created.body.token);
+    const activity = await waitFor(async () => {
+      const entries = (await call<{ entries: { key_id: string; endpoint: string; status: number; cost_usd: string }[] }>('activity.list', {})).body.entries;
+      return entries.find((e) => e.key_id === created.body.key.id);
+    });
+    expect(activity).toMatchObject({ endpoint: '/v1/images/generations', status: 200 });
+    expect(Number(activity.cost_usd)).toBeGreaterThan(0);
+  });
+});
+
+describe('the studio page', () => {
+  it('is served under /studio/ with a strict CSP', async () => {
+    const page = await fetch(`${base}/`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'self'");
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(await page.text()).toContain('<div id="root"');
+  });
+});
+
+function listenEvents(onEvent: (event: string, data: unknown) => void): () => void {
+  const req = httpRequest(`${base}/events`, { headers: { authorization: `Bearer ${token}` } }, (res) => {
+    let buffer = '';
+    res.setEncoding('utf8');
+    res.on('data', (chunk: string) => {
+      buffer += chunk;
+      let end: number;
+      while ((end = buffer.indexOf('\n\n')) !== -1) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const event = /^event: (.+)$/m.exec(block)?.[1];
+        const data = /^data: (.+)$/m.exec(block)?.[1];
+        if (event && data) onEvent(event, JSON.parse(data));
+      }
+    });
+  });
+  req.end();
+  return () => req.destroy();
+}

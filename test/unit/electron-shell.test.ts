@@ -1,0 +1,192 @@
+// The Electron shell's wiring, with `electron` and `electron-store` mocked (the Electron binary
+// cannot be installed on these machines): window hardening, the IPC bridge and its sender
+// check, the protocols and CSP, single-instance behaviour, and safeStorage secrets.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { IPC_CALL_CHANNEL, IPC_EVENT_CHANNEL } from '../../shared/studio-contract.js';
+
+type Handler = (...args: unknown[]) => unknown;
+
+const fake = vi.hoisted(() => {
+  const state = {
+    lock: true,
+    quit: 0,
+    appHandlers: new Map<string, Handler>(),
+    windows: [] as { options: Record<string, unknown>; url: string | null; sent: unknown[][]; contents: { handlers: Map<string, Handler>; openHandler: Handler | null } }[],
+    ipc: new Map<string, Handler>(),
+    protocols: new Map<string, Handler>(),
+    privileged: [] as unknown[],
+    permissionHandler: null as Handler | null,
+  };
+  const makeContents = () => {
+    const contents = {
+      handlers: new Map<string, Handler>(),
+      openHandler: null as Handler | null,
+      on(event: string, handler: Handler) {
+        contents.handlers.set(event, handler);
+        return contents;
+      },
+      setWindowOpenHandler(handler: Handler) {
+        contents.openHandler = handler;
+      },
+      send: (...args: unknown[]) => state.windows.at(-1)?.sent.push(args),
+      isDestroyed: () => false,
+    };
+    return contents;
+  };
+  class BrowserWindow {
+    webContents = makeContents();
+    record: (typeof state.windows)[number];
+    constructor(options: Record<string, unknown>) {
+      this.record = { options, url: null, sent: [], contents: this.webContents };
+      state.windows.push(this.record);
+      state.appHandlers.get('web-contents-created')?.({}, this.webContents);
+    }
+    once() {}
+    show() {}
+    focus() {}
+    restore() {}
+    isMinimized() {
+      return false;
+    }
+    async loadURL(url: string) {
+      this.record.url = url;
+    }
+  }
+  const electron = {
+    app: {
+      requestSingleInstanceLock: () => state.lock,
+      quit: () => void state.quit++,
+      whenReady: async () => undefined,
+      on: (event: string, handler: Handler) => void state.appHandlers.set(event, handler),
+      getPath: () => '/nonexistent',
+    },
+    BrowserWindow,
+    ipcMain: { handle: (channel: string, handler: Handler) => void state.ipc.set(channel, handler) },
+    protocol: {
+      registerSchemesAsPrivileged: (schemes: unknown[]) => void state.privileged.push(...schemes),
+      handle: (scheme: string, handler: Handler) => void state.protocols.set(scheme, handler),
+    },
+    net: { fetch: async () => new Response('<html></html>', { status: 200, headers: { 'content-type': 'text/html' } }) },
+    safeStorage: {
+      encryptString: (value: string) => Buffer.from(`sealed:${value}`),
+      decryptString: (buffer: Buffer) => buffer.toString().replace(/^sealed:/, ''),
+    },
+    session: {
+      defaultSession: {
+        setPermissionRequestHandler: (handler: Handler) => void (state.permissionHandler = handler),
+        setPermissionCheckHandler: () => undefined,
+      },
+    },
+  };
+  return { state, electron };
+});
+
+vi.mock('electron', () => ({ ...fake.electron, default: fake.electron }));
+vi.mock('electron-store', () => ({
+  default: class {
+    private data: Record<string, unknown>;
+    constructor(options: { defaults: Record<string, unknown> }) {
+      this.data = { ...options.defaults, port: 0 };
+    }
+    get(key: string) {
+      return this.data[key];
+    }
+    set(key: string, value: unknown) {
+      this.data[key] = value;
+    }
+  },
+}));
+
+process.env.MGW_DATA_DIR = mkdtempSync(join(tmpdir(), 'mgw-shell-'));
+process.env.MGW_LOG_LEVEL = 'silent';
+const { startShell, safeStorageSecrets } = await import('../../electron/main.js');
+const { rendererFile } = await import('../../electron/shell/app-protocols.js');
+
+afterAll(() => {
+  fake.state.appHandlers.get('before-quit')?.();
+});
+
+describe('single instance', () => {
+  beforeEach(() => {
+    fake.state.quit = 0;
+  });
+  it('a second instance quits without opening a window', async () => {
+    fake.state.lock = false;
+    const windows = fake.state.windows.length;
+    await startShell();
+    expect(fake.state.quit).toBe(1);
+    expect(fake.state.windows.length).toBe(windows);
+    fake.state.lock = true;
+  });
+});
+
+describe('the running shell', () => {
+  it('opens one hardened window on the studio page', async () => {
+    await startShell();
+    const win = fake.state.windows.at(-1)!;
+    expect(win.url).toBe('app://studio/index.html');
+    const prefs = win.options.webPreferences as Record<string, unknown>;
+    expect(prefs).toMatchObject({ contextIsolation: true, sandbox: true, nodeIntegration: false, webviewTag: false, webSecurity: true });
+    expect(String(prefs.preload)).toMatch(/preload\.cjs$/);
+
+    const prevented = vi.fn();
+    win.contents.handlers.get('will-navigate')!({ preventDefault: prevented }, 'https://evil.example.com');
+    expect(prevented).toHaveBeenCalled();
+    expect(win.contents.openHandler!({ url: 'https://evil.example.com' })).toEqual({ action: 'deny' });
+    const permission = vi.fn();
+    fake.state.permissionHandler!({}, 'media', permission);
+    expect(permission).toHaveBeenCalledWith(false);
+  });
+
+  it('answers studio calls from the studio page only, with an envelope', async () => {
+    const handler = fake.state.ipc.get(IPC_CALL_CHANNEL)!;
+    const trusted = { senderFrame: { url: 'app://studio/index.html' } };
+    const ok = (await handler(trusted, 'catalog.list', {})) as { ok: boolean; value: { models: { record: { id: string } }[] } };
+    expect(ok.ok).toBe(true);
+    expect(ok.value.models.map((m) => m.record.id)).toContain('local-image');
+
+    const bad = (await handler(trusted, 'images.generate', { model: 'local-image' })) as { ok: boolean; error: { code: string; param: string } };
+    expect(bad).toMatchObject({ ok: false, error: { code: 'invalid_request', param: 'prompt' } });
+
+    for (const url of ['https://evil.example.com/', 'file:///tmp/x.html', 'app://studio.evil/index.html']) {
+      const refused = (await handler({ senderFrame: { url } }, 'catalog.list', {})) as { ok: boolean; error: { code: string } };
+      expect(refused).toMatchObject({ ok: false, error: { code: 'invalid_api_key' } });
+    }
+  });
+
+  it('serves the renderer through app:// with the CSP, and refuses paths outside the build', async () => {
+    const response = (await fake.state.protocols.get('app')!(new Request('app://studio/index.html'))) as Response;
+    expect(response.headers.get('content-security-policy')).toMatch(/default-src 'self'; script-src 'self'/);
+    expect(rendererFile('app://studio/..%2F..%2Fpackage.json')).toBeNull();
+    // Dot segments are resolved by the URL parser itself, so they stay inside the build.
+    expect(rendererFile('app://studio/%2e%2e/%2e%2e/package.json')).toMatch(/dist[\\/]renderer[\\/]package\.json$/);
+    expect(rendererFile('app://studio/assets/app.js')).toMatch(/dist[\\/]renderer[\\/]assets[\\/]app\.js$/);
+    const media = (await fake.state.protocols.get('studio-media')!(new Request('studio-media://media/videos/video_aaaaaaaaaaaaaaaaaaaa.mp4'))) as Response;
+    expect(media.status).toBe(404);
+    expect(fake.state.privileged.map((s) => (s as { scheme: string }).scheme)).toEqual(['app', 'studio-media']);
+  });
+
+  it('pushes studio events to the window', async () => {
+    const win = fake.state.windows.at(-1)!;
+    const handler = fake.state.ipc.get(IPC_CALL_CHANNEL)!;
+    await handler({ senderFrame: { url: 'app://studio/' } }, 'billing.topUp', { usd: '1' });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(win.sent.some(([channel, event]) => channel === IPC_EVENT_CHANNEL && event === 'billing.changed')).toBe(true);
+  });
+});
+
+describe('provider secrets', () => {
+  it('are sealed with safeStorage and never stored in the clear', async () => {
+    const Store = (await import('electron-store')).default as unknown as new (o: { defaults: Record<string, unknown> }) => { get(k: string): unknown };
+    const settings = new Store({ defaults: { secrets: {} } });
+    const secrets = safeStorageSecrets(settings as never);
+    secrets.set('openai', 'sk-live-secret');
+    expect(JSON.stringify(settings.get('secrets'))).not.toContain('sk-live-secret');
+    expect(secrets.get('openai')).toBe('sk-live-secret');
+    secrets.delete('openai');
+    expect(secrets.get('openai')).toBeNull();
+  });
+});

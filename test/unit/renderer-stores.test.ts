@@ -1,0 +1,270 @@
+import { describe, expect, it } from 'vitest';
+import type { ActivityEntry, GalleryItem } from '../../shared/studio-contract.js';
+import { createImagesStore } from '../../renderer/src/stores/images-store.js';
+import { connectStudioEvents, createStudioStores, loadInitial } from '../../renderer/src/stores/studio-stores.js';
+import { createVideosStore, quoteKey } from '../../renderer/src/stores/videos-store.js';
+import { StudioError } from '../../renderer/src/transport/studio-error.js';
+import { createFakeClient, flush, video } from '../../renderer/test-support/fake-client.js';
+
+const item = (id: string, overrides: Partial<GalleryItem> = {}): GalleryItem => ({
+  id,
+  kind: 'generation',
+  model: 'local-image',
+  prompt: 'a red fox',
+  width: 512,
+  height: 512,
+  cost_usd: '0.00125000',
+  created_at: 1_795_250_000,
+  media: `gallery/${id}.png`,
+  ...overrides,
+});
+
+const entry = (id: number): ActivityEntry => ({
+  id,
+  at: 1_795_250_000_000,
+  key_id: 'key_1',
+  key_label: 'laptop',
+  method: 'POST',
+  endpoint: '/v1/images/generations',
+  model: 'local-image',
+  status: 200,
+  latency_ms: 42,
+  cost_usd: '0.00100000',
+});
+
+function setup() {
+  const client = createFakeClient();
+  const stores = createStudioStores(client, { theme: 'light' });
+  const disconnect = connectStudioEvents(stores, client);
+  return { client, stores, disconnect };
+}
+
+describe('videos store', () => {
+  it('applies videos.updated events in place, without reloading the list', async () => {
+    const { client, stores } = setup();
+    client.handle('videos.list', () => ({ videos: [video('video_b'), video('video_a', { status: 'completed', progress: 100 })] }));
+    await stores.videos.getState().load();
+    expect(client.countCalls('videos.list')).toBe(1);
+
+    client.emit('videos.updated', { video: video('video_b', { status: 'in_progress', progress: 40 }) });
+    let list = stores.videos.getState().videos;
+    expect(list.map((v) => v.id)).toEqual(['video_b', 'video_a']);
+    expect(list[0]).toMatchObject({ status: 'in_progress', progress: 40 });
+
+    // An older snapshot arriving late must not move the job backwards.
+    client.emit('videos.updated', { video: video('video_b', { status: 'queued', progress: 0 }) });
+    expect(stores.videos.getState().videos[0]).toMatchObject({ status: 'in_progress', progress: 40 });
+
+    client.emit('videos.updated', { video: video('video_b', { status: 'in_progress', progress: 70 }) });
+    client.emit('videos.updated', { video: video('video_b', { status: 'in_progress', progress: 60 }) });
+    expect(stores.videos.getState().videos[0]).toMatchObject({ status: 'in_progress', progress: 70 });
+
+    client.emit('videos.updated', {
+      video: video('video_b', { status: 'completed', progress: 100, media: 'videos/video_b.mp4', cost_usd: '0.10000000' }),
+    });
+    list = stores.videos.getState().videos;
+    expect(list[0]).toMatchObject({ status: 'completed', progress: 100, media: 'videos/video_b.mp4' });
+    expect(list[1]!.id).toBe('video_a');
+    expect(client.countCalls('videos.list')).toBe(1);
+    // Finishing a job that was active raises a notice.
+    expect(stores.ui.getState().toasts.map((t) => t.text)).toEqual(['Video video_b is ready']);
+  });
+
+  it('puts a job it did not know first, and a create reply never overwrites a newer event', async () => {
+    const { client, stores } = setup();
+    let release: () => void = () => {};
+    client.handle('videos.create', () => new Promise((resolve) => (release = () => resolve({ video: video('video_new') }))));
+    const created = stores.videos.getState().create({ model: 'local-video', prompt: 'waves', seconds: 2, size: '480p' });
+    expect(stores.videos.getState().creating).toBe(true);
+    client.emit('videos.updated', { video: video('video_new', { status: 'in_progress', progress: 55 }) });
+    release();
+    await created;
+    const list = stores.videos.getState().videos;
+    expect(list).toHaveLength(1);
+    expect(list[0]).toMatchObject({ id: 'video_new', status: 'in_progress', progress: 55 });
+    expect(stores.videos.getState().creating).toBe(false);
+  });
+
+  it('keeps only the quote of the latest selection', async () => {
+    const client = createFakeClient();
+    const store = createVideosStore(client);
+    const pending: Record<number, (v: { hold_usd: string; price_per_second_usd: string }) => void> = {};
+    client.handle('videos.quote', (input) => new Promise((resolve) => (pending[input.seconds] = resolve)));
+    const slow = store.getState().requestQuote({ model: 'local-video', seconds: 4, request_type: 'text-to-video' });
+    const fast = store.getState().requestQuote({ model: 'local-video', seconds: 8, request_type: 'text-to-video' });
+    pending[8]!({ hold_usd: '0.40000000', price_per_second_usd: '0.05000000' });
+    await fast;
+    pending[4]!({ hold_usd: '0.20000000', price_per_second_usd: '0.05000000' });
+    await slow;
+    expect(store.getState().quote).toEqual({
+      hold_usd: '0.40000000',
+      price_per_second_usd: '0.05000000',
+      key: quoteKey({ model: 'local-video', seconds: 8, request_type: 'text-to-video' }),
+    });
+  });
+
+  it('shows a failed cancel as a readable error', async () => {
+    const client = createFakeClient();
+    const store = createVideosStore(client);
+    client.handle('videos.cancel', () => {
+      throw new StudioError('not_found', 'No video task video_x', null, 404);
+    });
+    await store.getState().cancel('video_x');
+    expect(store.getState().error).toBe('not_found: No video task video_x');
+  });
+});
+
+describe('images store', () => {
+  it('adds a generated item to the front of the gallery and shows it as the result', async () => {
+    const client = createFakeClient();
+    const store = createImagesStore(client);
+    client.handle('gallery.list', () => ({ items: [item('img_old')] }));
+    client.handle('images.generate', (input) => ({ item: item('img_new', { prompt: input.prompt }) }));
+    await store.getState().loadGallery();
+
+    const result = await store.getState().generate({ model: 'local-image', prompt: 'a lighthouse', size: '512x512' });
+    expect(result?.id).toBe('img_new');
+    expect(client.calls.at(-1)).toEqual({
+      method: 'images.generate',
+      input: { model: 'local-image', prompt: 'a lighthouse', size: '512x512' },
+    });
+    const state = store.getState();
+    expect(state.gallery.map((i) => i.id)).toEqual(['img_new', 'img_old']);
+    expect(state.generated?.prompt).toBe('a lighthouse');
+    expect(state.generating).toBe(false);
+    expect(state.generateError).toBeNull();
+  });
+
+  it('turns a failed generation into "code: message"', async () => {
+    const client = createFakeClient();
+    const store = createImagesStore(client);
+    client.handle('images.generate', () => {
+      throw new StudioError('insufficient_balance', 'Insufficient balance: this request needs $0.01', null, 402);
+    });
+    expect(await store.getState().generate({ model: 'local-image-pro', prompt: 'x' })).toBeNull();
+    expect(store.getState().generateError).toBe('insufficient_balance: Insufficient balance: this request needs $0.01');
+    expect(store.getState().gallery).toEqual([]);
+  });
+
+  it('keeps the code of an IPC error (an Error carrying code/param) and drops the Electron prefix', async () => {
+    const client = createFakeClient();
+    const store = createImagesStore(client);
+    client.handle('images.edit', () => {
+      const error = Object.assign(
+        new Error("Error invoking remote method 'studio:call': Error: Reference image too large"),
+        { code: 'reference_image_too_large', param: 'images', type: 'reference_image_too_large' },
+      );
+      throw error;
+    });
+    await store.getState().edit({ model: 'local-image', prompt: 'blur', images: [] });
+    expect(store.getState().editError).toBe('reference_image_too_large: Reference image too large');
+  });
+
+  it('removes a deleted item from the gallery and the result pane', async () => {
+    const client = createFakeClient();
+    const store = createImagesStore(client);
+    client.handle('images.generate', () => ({ item: item('img_1') }));
+    client.handle('gallery.delete', () => ({ deleted: true }));
+    await store.getState().generate({ model: 'local-image', prompt: 'x' });
+    await store.getState().remove('img_1');
+    expect(store.getState().gallery).toEqual([]);
+    expect(store.getState().generated).toBeNull();
+  });
+});
+
+describe('event wiring', () => {
+  it('reloads the catalog on catalog.changed and billing on billing.changed; prepends activity', async () => {
+    const { client, stores, disconnect } = setup();
+    let models = 1;
+    client.handle('catalog.list', () => ({
+      models: Array.from({ length: models }, (_, i) => ({ provider: 'local', record: { id: `m${i}` } as never })),
+    }));
+    let available = '5.00000000';
+    client.handle('billing.summary', () => ({
+      balance: {
+        account_id: 'acct_owner',
+        access: 'balance',
+        balance_usd: available,
+        allowance_remaining_usd: '0',
+        holds_usd: '0',
+        available_usd: available,
+      },
+      holds: [],
+      ledger: [],
+      spend_by_day: [],
+    }));
+    client.handle('activity.list', () => ({ entries: [entry(1)] }));
+    await loadInitial(stores);
+    await stores.activity.getState().load();
+    expect(stores.catalog.getState().models).toHaveLength(1);
+
+    models = 3;
+    client.emit('catalog.changed', {});
+    available = '4.90000000';
+    client.emit('billing.changed', { account_id: 'acct_owner' });
+    client.emit('activity.added', { entry: entry(2) });
+    await flush();
+    expect(stores.catalog.getState().models).toHaveLength(3);
+    expect(stores.billing.getState().summary?.balance.available_usd).toBe('4.90000000');
+    expect(stores.activity.getState().entries.map((e) => e.id)).toEqual([2, 1]);
+
+    disconnect();
+    client.emit('activity.added', { entry: entry(3) });
+    expect(stores.activity.getState().entries.map((e) => e.id)).toEqual([2, 1]);
+  });
+
+  it('coalesces a burst of billing.changed into at most one extra reload', async () => {
+    const { client, stores } = setup();
+    client.handle('billing.summary', async () => {
+      await flush();
+      return { balance: {} as never, holds: [], ledger: [], spend_by_day: [] };
+    });
+    for (let i = 0; i < 10; i += 1) client.emit('billing.changed', { account_id: 'acct_owner' });
+    await stores.billing.getState().load();
+    await flush();
+    expect(client.countCalls('billing.summary')).toBe(2);
+  });
+
+  it('reloads what is on screen after the event stream reconnects', async () => {
+    const { client, stores } = setup();
+    client.handle('videos.list', () => ({ videos: [video('video_a', { status: 'completed', progress: 100 })] }));
+    client.handle('catalog.list', () => ({ models: [] }));
+    client.handle('billing.summary', () => ({ balance: {} as never, holds: [], ledger: [], spend_by_day: [] }));
+    client.reconnect();
+    await flush();
+    expect(stores.videos.getState().videos[0]?.status).toBe('completed');
+    expect(client.countCalls('catalog.list')).toBe(1);
+  });
+});
+
+describe('keys store', () => {
+  it('keeps the new token until dismissed and reads the API base URL once', async () => {
+    const client = createFakeClient();
+    const { keys } = createStudioStores(client, { theme: 'dark' });
+    client.handle('system.info', () => ({ version: '0.1.0', api_base_url: 'http://127.0.0.1:8787/v1', data_dir: '/tmp/x', owner_key_id: 'key_owner' }));
+    client.handle('keys.list', () => ({ keys: [] }));
+    client.handle('keys.create', (input) => ({
+      key: { id: 'key_1', label: input.label ?? '', access: input.access, account_id: 'acct_1', token_hint: 'mgw_key_1…', created_at: '2026-01-01T00:00:00Z', revoked_at: null },
+      token: 'mgw_key_1_secret',
+    }));
+    expect(await keys.getState().create({ access: 'balance', balance_usd: '5', label: 'ci' })).toBe(true);
+    expect(keys.getState().created?.token).toBe('mgw_key_1_secret');
+    expect(keys.getState().apiBaseUrl).toBe('http://127.0.0.1:8787/v1');
+    await keys.getState().load();
+    expect(client.countCalls('system.info')).toBe(1);
+    keys.getState().dismissCreated();
+    expect(keys.getState().created).toBeNull();
+  });
+});
+
+describe('ui store', () => {
+  it('follows the system theme until the user toggles it', () => {
+    const { ui } = createStudioStores(createFakeClient(), { theme: 'light' });
+    ui.getState().followSystemTheme('dark');
+    expect(ui.getState().theme).toBe('dark');
+    ui.getState().toggleTheme();
+    expect(ui.getState()).toMatchObject({ theme: 'light', themeChosen: true });
+    ui.getState().followSystemTheme('dark');
+    expect(ui.getState().theme).toBe('light');
+  });
+});
