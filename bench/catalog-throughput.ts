@@ -20,9 +20,10 @@ export interface BenchServer {
   token: string;
 }
 
-export function startServer(script: string, args: string[] = []): Promise<BenchServer> {
+export function startServer(script: string, args: string[] = [], env: Record<string, string> = {}): Promise<BenchServer> {
   const child = spawn(process.execPath, [fileURLToPath(new URL(script, import.meta.url)), ...args], {
     stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, ...env },
   });
   return new Promise((resolve, reject) => {
     let out = '';

@@ -7,6 +7,7 @@ import { benchCatalogThroughput } from './catalog-throughput.js';
 import { benchCatalogUnderVideoLoad } from './catalog-under-video-load.js';
 import { benchEngineImages } from './engine-images.js';
 import { benchEngineVideo } from './engine-video.js';
+import { benchUpstreamOverhead } from './upstream-overhead.js';
 
 interface Row {
   what: string;
@@ -67,6 +68,20 @@ rows.push({
   target: `<= ${underLoad.target_ratio}x idle`,
   pass: underLoad.ratio <= underLoad.target_ratio,
 });
+
+const upstream = await benchUpstreamOverhead();
+raw.upstream_overhead = upstream;
+for (const result of upstream) {
+  const ms = result.unit === 'ms';
+  rows.push({
+    what: result.name,
+    gateway: ms ? `${result.gateway.toFixed(2)} ms` : `${result.gateway.toFixed(0)} ${result.unit}`,
+    baseline: ms ? `${result.direct.toFixed(2)} ms direct` : `${result.direct.toFixed(0)} ${result.unit} direct`,
+    ratio: result.target.includes('x') ? `${result.value.toFixed(2)}x` : `+${result.value.toFixed(2)} ms`,
+    target: result.target,
+    pass: result.pass,
+  });
+}
 
 const columns: (keyof Row)[] = ['what', 'gateway', 'baseline', 'ratio', 'target', 'pass'];
 const cell = (row: Row, c: keyof Row) => (c === 'pass' ? (row.pass ? 'yes' : 'NO') : String(row[c]));

@@ -1,5 +1,7 @@
 // Screenshots of every view in light and dark (test-results/screenshots/<view>-<theme>.png), plus
-// the theme default and toggle and the no-token screen. Runs last so the views have content.
+// the theme default and toggle and the no-token screen. Runs after the other view specs so the
+// views have content; the Providers view gets its own (a fal provider reading its key from the
+// environment, added through the form: nothing is called upstream).
 import { mkdirSync } from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
 import { VIEW_NAMES, gotoView, imagesSettled, openStudio, type ViewName } from './helpers';
@@ -26,6 +28,7 @@ async function viewReady(page: Page, view: ViewName): Promise<void> {
       await expect(content.getByRole('region', { name: 'Ledger' }).getByRole('row').nth(1)).toBeVisible();
       break;
     case 'Keys':
+    case 'Providers':
     case 'Activity':
       await expect(content.getByRole('table').getByRole('row').nth(1)).toBeVisible();
       break;
@@ -44,6 +47,25 @@ async function shootAll(page: Page, theme: 'light' | 'dark'): Promise<void> {
     await page.screenshot({ path: `${DIR}/${view.toLowerCase()}-${theme}.png` });
   }
 }
+
+test.beforeAll(async ({ browser }) => {
+  const page = await browser.newPage();
+  await openStudio(page);
+  await gotoView(page, 'Providers');
+  const form = page.getByRole('form', { name: 'Add a provider' });
+  await form.getByLabel('Kind', { exact: true }).selectOption('fal');
+  await expect(form.getByLabel('Base URL', { exact: true })).toHaveAttribute('placeholder', 'https://queue.fal.run');
+  await form.getByLabel('Provider id', { exact: true }).fill('fal');
+  await form.getByLabel('API key environment variable', { exact: true }).fill('FAL_KEY');
+  await form.getByRole('button', { name: 'Add provider' }).click();
+  // Base URL left empty: the fal default.
+  const row = page.getByRole('region', { name: 'Providers' }).getByRole('row').filter({ hasText: 'https://queue.fal.run' });
+  await expect(row).toContainText('env:FAL_KEY');
+  // fal has no model listing: no Discover button.
+  await expect(row.getByRole('button', { name: 'Test connection' })).toBeVisible();
+  await expect(row.getByRole('button', { name: 'Discover models' })).toHaveCount(0);
+  await page.close();
+});
 
 test('every view, light theme (the default under a light system scheme)', async ({ page }) => {
   await page.emulateMedia({ colorScheme: 'light' });

@@ -4,7 +4,7 @@ import { deflateSync } from 'node:zlib';
 import { expect, type Page } from '@playwright/test';
 import { readServerState } from './server-state';
 
-export const VIEW_NAMES = ['Models', 'Images', 'Edit', 'Videos', 'Billing', 'Keys', 'Activity'] as const;
+export const VIEW_NAMES = ['Models', 'Images', 'Edit', 'Videos', 'Billing', 'Keys', 'Providers', 'Activity'] as const;
 export type ViewName = (typeof VIEW_NAMES)[number];
 
 export async function openStudio(page: Page): Promise<void> {

@@ -2,6 +2,7 @@
 import { balanceCommand } from './cli/balance-command.js';
 import { keysCommand } from './cli/keys-command.js';
 import { modelsCommand } from './cli/models-command.js';
+import { providersCommand } from './cli/providers-command.js';
 import { serveCommand } from './cli/serve-command.js';
 import { UsageError } from './cli/args.js';
 import { resolveDataDir } from './core/config.js';
@@ -19,12 +20,17 @@ const HELP = `mgw: the Media Gateway Studio command line
   mgw models list [--json]
   mgw models put <id> [--provider ID] [--upstream-model NAME] --json '<model record fields>'
   mgw models remove <id>
+  mgw models discover <provider-id>
+  mgw providers add --kind openai|fal --id ID [--base-url URL] (--api-key KEY | --api-key-env VAR)
+  mgw providers list [--json]
+  mgw providers remove <id>
+  mgw providers test <id>
 
 Every command takes --data-dir DIR (default: $MGW_DATA_DIR, else the platform's app-data folder).
 `;
 
 type Command = (gateway: Gateway, sub: string, argv: string[]) => Promise<void>;
-const GROUPS: Record<string, Command> = { keys: keysCommand, balance: balanceCommand, models: modelsCommand };
+const GROUPS: Record<string, Command> = { keys: keysCommand, balance: balanceCommand, models: modelsCommand, providers: providersCommand };
 
 /** --data-dir may appear anywhere; it is taken out before the command parses the rest. */
 function takeDataDir(argv: string[]): { dataDir: string | undefined; rest: string[] } {

@@ -53,7 +53,7 @@ export async function startShell(): Promise<void> {
   const settings = new Store<ShellSettings>({ defaults: { host: '127.0.0.1', port: 8787, allowedHosts: [], secrets: {} } });
   const logger = pino({ level: process.env.MGW_LOG_LEVEL ?? 'info' });
   const dataDir = process.env.MGW_DATA_DIR ?? app.getPath('userData');
-  const gateway = await createGateway({ dataDir, logger });
+  const gateway = await createGateway({ dataDir, logger, secrets: safeStorageSecrets(settings) });
   await startBackgroundWork(gateway);
   let server: RunningServer | null = null;
   const studio = await createStudio(gateway, { version: appVersion(), apiBaseUrl: () => server?.baseUrl ?? null });
@@ -64,7 +64,6 @@ export async function startShell(): Promise<void> {
       return null;
     },
   );
-  void safeStorageSecrets(settings); // handed to the provider registry once upstream providers land
 
   hardenSession(session.defaultSession);
   registerAppProtocols(protocol, net, studio);

@@ -68,6 +68,15 @@ export interface ActivityEntry {
   cost_usd: string;
 }
 
+export interface ProviderInfo {
+  id: string;
+  kind: 'openai' | 'fal';
+  base_url: string;
+  /** "stored", "env:<NAME>" or "none": where the key comes from, never the key. */
+  key_source: string;
+  created_at: string;
+}
+
 export interface StudioVideo extends VideoTask {
   /** Media path of the MP4 once completed, else null. */
   media: string | null;
@@ -120,6 +129,14 @@ export interface StudioMethods {
   'keys.revoke': { input: { id: string }; output: { key: KeyInfo } };
   'keys.topUp': { input: { id: string; usd: string }; output: { balance: BalanceView } };
   'activity.list': { input: { limit?: number }; output: { entries: ActivityEntry[] } };
+  'providers.list': { input: Record<string, never>; output: { providers: ProviderInfo[] } };
+  'providers.add': {
+    input: { id: string; kind: 'openai' | 'fal'; base_url?: string; api_key?: string; api_key_env?: string };
+    output: { provider: ProviderInfo };
+  };
+  'providers.remove': { input: { id: string }; output: { removed: true } };
+  'providers.test': { input: { id: string }; output: { ok: boolean; message: string; models: string[] } };
+  'providers.discover': { input: { id: string }; output: { added: string[]; skipped: string[] } };
 }
 
 export type StudioMethod = keyof StudioMethods;
@@ -159,6 +176,11 @@ export const STUDIO_METHODS: readonly StudioMethod[] = [
   'keys.revoke',
   'keys.topUp',
   'activity.list',
+  'providers.list',
+  'providers.add',
+  'providers.remove',
+  'providers.test',
+  'providers.discover',
 ];
 
 export const STUDIO_EVENTS: readonly StudioEvent[] = ['videos.updated', 'catalog.changed', 'billing.changed', 'activity.added'];

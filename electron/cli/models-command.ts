@@ -7,6 +7,7 @@ const USAGE = {
   list: 'mgw models list [--json]',
   put: "mgw models put <id> [--provider ID] [--upstream-model NAME] --json '<model record fields>'",
   remove: 'mgw models remove <id>',
+  discover: 'mgw models discover <provider-id>',
 };
 
 type Json = Record<string, unknown>;
@@ -60,7 +61,7 @@ export async function modelsCommand(gateway: Gateway, sub: string, argv: string[
       const existing = await gateway.catalog.find(id);
       const providerId = stringOpt(args, 'provider') ?? existing?.providerId;
       if (!providerId) throw new UsageError(`--provider is required for a new model (usage: ${USAGE.put})`);
-      gateway.providers.get(providerId); // fails clearly when the provider is unknown
+      await gateway.providers.get(providerId); // fails clearly when the provider is unknown
       const base: Json = existing
         ? (existing.record as unknown as Json)
         : { object: 'model', created: Math.floor(gateway.clock.now() / 1000), owned_by: providerId };
@@ -79,8 +80,19 @@ export async function modelsCommand(gateway: Gateway, sub: string, argv: string[
       process.stdout.write(`Removed model ${args.positionals[0]}.\n`);
       return;
     }
+    case 'discover': {
+      const args = parse(argv, {}, { min: 1, max: 1, usage: USAGE.discover });
+      const result = await gateway.providerAdmin.discover(args.positionals[0] ?? '');
+      process.stdout.write(`Added: ${result.added.join(', ') || 'none'}.
+`);
+      if (result.skipped.length > 0) {
+        process.stdout.write(`Not added (no known price; use mgw models put): ${result.skipped.join(', ')}.
+`);
+      }
+      return;
+    }
     default:
-      throw new UsageError(`unknown models command "${sub}" (usage: mgw models list|put|remove)`);
+      throw new UsageError(`unknown models command "${sub}" (usage: mgw models list|put|remove|discover)`);
   }
 }
 

@@ -10,7 +10,11 @@ import { ImageService } from './images/image-service.js';
 import { silentLogger, type Logger } from './logger.js';
 import { LOCAL_IMAGE_MODELS, LOCAL_PROVIDER_ID, LOCAL_VIDEO_MODELS } from './providers/local/local-models.js';
 import { LocalProvider } from './providers/local/local-provider.js';
+import { ProviderAdmin } from './providers/provider-admin.js';
+import { ProviderConfigs } from './providers/provider-configs.js';
 import { ProviderRegistry } from './providers/registry.js';
+import type { UpstreamTimeouts } from './providers/upstream/upstream-client.js';
+import { FileSecretStore, type SecretStore } from './secret-store.js';
 import { openStore, type Store } from './store/database.js';
 import { VideoFiles } from './videos/reference-store.js';
 import { VideoScheduler, type SchedulerOptions } from './videos/video-scheduler.js';
@@ -22,6 +26,10 @@ export interface GatewayOptions {
   clock?: Clock;
   logger?: Logger;
   scheduler?: SchedulerOptions;
+  /** Where provider keys are kept (Electron passes safeStorage; headless uses a 0600 file). */
+  secrets?: SecretStore;
+  /** Connect and whole-call timeouts of upstream requests. */
+  upstreamTimeouts?: UpstreamTimeouts;
 }
 
 export interface Gateway {
@@ -33,6 +41,8 @@ export interface Gateway {
   readonly billing: BillingService;
   readonly keys: KeyService;
   readonly providers: ProviderRegistry;
+  readonly providerConfigs: ProviderConfigs;
+  readonly providerAdmin: ProviderAdmin;
   readonly images: ImageService;
   readonly videos: VideoService;
   readonly videoTasks: VideoTaskStore;
@@ -49,9 +59,12 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const catalog = new CatalogService(store, clock);
   const billing = new BillingService(store, clock);
   const keys = new KeyService(store, billing, clock);
-  const providers = new ProviderRegistry();
+  const secrets = options.secrets ?? new FileSecretStore(options.dataDir);
+  const providerConfigs = new ProviderConfigs(store, secrets, clock);
+  const providers = new ProviderRegistry(providerConfigs, logger, options.upstreamTimeouts);
   const local = new LocalProvider(logger);
   providers.register(local);
+  const providerAdmin = new ProviderAdmin(providerConfigs, catalog, providers.http, clock);
   const images = new ImageService(catalog, providers, billing);
   const files = new VideoFiles(options.dataDir);
   await files.init();
@@ -74,6 +87,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     billing,
     keys,
     providers,
+    providerConfigs,
+    providerAdmin,
     images,
     videos,
     videoTasks,
@@ -84,6 +99,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       await scheduler.stop();
       await activity.flush();
       await local.shutdown();
+      await providers.close();
       await store.close();
     },
   };

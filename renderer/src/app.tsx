@@ -12,6 +12,7 @@ import { EditView } from './views/edit-view';
 import { ImagesView } from './views/images-view';
 import { KeysView } from './views/keys-view';
 import { ModelsView } from './views/models-view';
+import { ProvidersView } from './views/providers-view';
 import { VideosView } from './views/videos-view';
 
 const VIEW_COMPONENTS: Record<ViewId, ComponentType> = {
@@ -21,6 +22,7 @@ const VIEW_COMPONENTS: Record<ViewId, ComponentType> = {
   videos: VideosView,
   billing: BillingView,
   keys: KeysView,
+  providers: ProvidersView,
   activity: ActivityView,
 };
 

@@ -78,7 +78,9 @@ export async function startEmulatorServer(spec: ServerSpec): Promise<EmulatorSer
       else send(res, spec.errorReply(500, `emulator crashed: ${error instanceof Error ? error.message : String(error)}`));
     });
   });
-  server.keepAliveTimeout = 1000;
+  // Like real providers (several seconds): undici closes pooled sockets whose Keep-Alive hint is
+  // under its safety threshold, so a 1 s hint would force a new connection per request.
+  server.keepAliveTimeout = 10_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());

@@ -7,6 +7,8 @@ import type { AccessType } from '../../shared/api-types.js';
 import type { Clock } from '../../electron/core/clock.js';
 import { createGateway, startBackgroundWork, type Gateway } from '../../electron/core/gateway.js';
 import type { SchedulerOptions } from '../../electron/core/videos/video-scheduler.js';
+import type { Logger } from '../../electron/core/logger.js';
+import type { UpstreamTimeouts } from '../../electron/core/providers/upstream/upstream-client.js';
 import { startHttpServer, type RunningServer } from '../../electron/http/server.js';
 
 export function tempDir(prefix = 'mgw-test-'): string {
@@ -30,6 +32,8 @@ export interface TestGatewayOptions {
   scheduler?: SchedulerOptions;
   /** Start the video scheduler (default true). */
   background?: boolean;
+  logger?: Logger;
+  upstreamTimeouts?: UpstreamTimeouts;
 }
 
 export async function startTestGateway(options: TestGatewayOptions = {}): Promise<TestGateway> {
@@ -38,6 +42,8 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     dataDir,
     ...(options.clock ? { clock: options.clock } : {}),
     scheduler: options.scheduler ?? { intervalMs: 100 },
+    ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.upstreamTimeouts ? { upstreamTimeouts: options.upstreamTimeouts } : {}),
   });
   if (options.background !== false) await startBackgroundWork(gateway);
   const server = await startHttpServer(gateway, {

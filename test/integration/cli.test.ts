@@ -1,4 +1,5 @@
-import { rmSync } from 'node:fs';
+import { rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/gateway.js';
 import { mgw, serve, type Served } from '../helpers/cli.js';
@@ -87,6 +88,38 @@ describe('mgw keys and balance', () => {
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     expect(result.stderr).toMatch(/^mgw: /);
     expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('providers: add (key stored, never printed), list, models put on it, remove refused while used', () => {
+    const secret = 'sk-cli-secret-123456';
+    const added = run('providers', 'add', '--kind', 'openai', '--id', 'up', '--base-url', 'http://127.0.0.1:9/v1', '--api-key', secret);
+    expect(added.status).toBe(0);
+    expect(added.stdout).not.toContain(secret);
+    expect(run('providers', 'add', '--kind', 'fal', '--id', 'fal', '--api-key-env', 'FAL_KEY').status).toBe(0);
+    // Headless: the key lives in a file only the owner can read.
+    expect(statSync(join(dataDir, 'secrets.json')).mode & 0o777).toBe(0o600);
+    const list = run('providers', 'list', '--json');
+    expect(list.stdout).not.toContain(secret);
+    const providers = JSON.parse(list.stdout) as { id: string; key_source: string; base_url: string }[];
+    expect(providers).toEqual([
+      expect.objectContaining({ id: 'fal', key_source: 'env:FAL_KEY', base_url: 'https://queue.fal.run' }),
+      expect.objectContaining({ id: 'up', key_source: 'stored' }),
+    ]);
+    const record = JSON.stringify({
+      object: 'model', created: 1, owned_by: 'up', tier: 'pro', model_type: 'image', pricing_mode: 'token',
+      pricing: { input: 5, output: 40, currency: 'USD', unit: '1M tokens' },
+      modalities: { input: ['text'], output: ['image'] }, context_window: { tokens: null, chars: 4000 },
+      usage_based_only: true, stream: false, json_mode: false, reasoning: false, tools_calling: false,
+      capabilities: { image_generation: true, supported_sizes: ['1024x1024'] },
+    });
+    expect(run('models', 'put', 'up-image', '--provider', 'up', '--upstream-model', 'gpt-image-1', '--json', record).status).toBe(0);
+    const refused = run('providers', 'remove', 'up');
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toMatch(/still serves up-image/);
+    expect(run('models', 'remove', 'up-image').status).toBe(0);
+    expect(run('providers', 'remove', 'up').status).toBe(0);
+    expect(run('providers', 'add', '--kind', 'openai', '--id', 'bad id!', '--base-url', 'http://x').status).toBe(2);
+    expect(run('providers', 'add', '--kind', 'openai', '--id', 'nourl').status).toBe(2);
   });
 
   it('unknown key ids are reported in one line', () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatUsd } from '../../electron/core/billing/money.js';
 import { tokenCostNano } from '../../electron/core/billing/pricing.js';
-import { imageTokens, promptTokens } from '../../electron/core/providers/local/local-image-provider.js';
+import { imageTokens, promptTokens } from '../../electron/core/providers/image-usage.js';
 import { startTestGateway, USD, type TestGateway } from '../helpers/gateway.js';
 import { errorOf, postJson, request } from '../helpers/http.js';
 import { decodeB64 } from '../helpers/images.js';

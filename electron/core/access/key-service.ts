@@ -30,12 +30,27 @@ export interface CreatedKey {
 
 const hashToken = (token: string): Buffer => createHash('sha256').update(token).digest();
 
+interface AuthRow {
+  id: string;
+  account_id: string;
+  token_hash: string;
+  revoked_at: number | null;
+  access_type: string;
+}
+
 export class KeyService {
+  /** Every request authenticates: a prepared statement, not a Kysely round trip. */
+  private readonly authLookup;
+
   constructor(
     private readonly store: Store,
     private readonly billing: BillingService,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.authLookup = store.raw.prepare(
+      'select k.id, k.account_id, k.token_hash, k.revoked_at, a.access_type from api_keys k join accounts a on a.id = k.account_id where k.id = ?',
+    );
+  }
 
   async create(options: CreateKeyOptions): Promise<CreatedKey> {
     if (!ACCESS_TYPES.includes(options.access)) {
@@ -94,14 +109,7 @@ export class KeyService {
   /** Resolves a bearer token to its principal, or throws 401 invalid_api_key. */
   async authenticate(token: string): Promise<Principal> {
     const match = TOKEN.exec(token);
-    const row = match
-      ? await this.store.db
-          .selectFrom('api_keys')
-          .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
-          .select(['api_keys.id', 'api_keys.account_id', 'api_keys.token_hash', 'api_keys.revoked_at', 'accounts.access_type'])
-          .where('api_keys.id', '=', `key_${match[1]}`)
-          .executeTakeFirst()
-      : undefined;
+    const row = match ? (this.authLookup.get(`key_${match[1]}`) as AuthRow | undefined) : undefined;
     // Hash and compare even when the row is missing, so timing does not tell which ids exist.
     const expected = row ? Buffer.from(row.token_hash, 'hex') : Buffer.alloc(32);
     const matches = timingSafeEqual(hashToken(token), expected);

@@ -8,25 +8,23 @@ import { GatewayError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Db, Store } from '../store/database.js';
 import type { AccountRow, HoldRow, LedgerRow } from '../store/schema.js';
+import { allowanceLeft, availableNano, HoldLedger, type HoldResult } from './hold-ledger.js';
 import { formatUsd } from './money.js';
 
-export interface HoldResult {
-  holdId: string;
-  amountNano: number;
-}
-
-export const allowanceLeft = (a: AccountRow): number => Math.max(0, a.allowance_nano - a.allowance_used_nano);
-export const availableNano = (a: AccountRow): number => a.balance_nano + allowanceLeft(a) - a.held_nano;
+export { allowanceLeft, availableNano, type HoldResult } from './hold-ledger.js';
 
 type ChangeListener = (accountId: string) => void;
 
 export class BillingService {
   private readonly listeners = new Set<ChangeListener>();
+  private readonly moves: HoldLedger;
 
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.moves = new HoldLedger(store.raw, clock);
+  }
 
   /** Money moved on an account (in this process); the studio pushes billing events from here. */
   onChange(listener: ChangeListener): () => void {
@@ -77,13 +75,9 @@ export class BillingService {
     return this.view(accountId);
   }
 
-  private async topUpIn(trx: Db, accountId: string, amountNano: number, ref: string): Promise<void> {
-    await trx
-      .updateTable('accounts')
-      .set((eb) => ({ balance_nano: eb('balance_nano', '+', amountNano) }))
-      .where('id', '=', accountId)
-      .execute();
-    await this.ledger(trx, accountId, 'top_up', amountNano, amountNano, 0, null, ref);
+  /** Inside the caller's transaction (the money moves are synchronous statements on its connection). */
+  private async topUpIn(_trx: Db, accountId: string, amountNano: number, ref: string): Promise<void> {
+    this.moves.topUp(accountId, amountNano, ref);
     this.changed(accountId);
   }
 
@@ -101,41 +95,16 @@ export class BillingService {
 
   /** Reserves `amountNano` or refuses with 402; nothing is written on refusal. */
   async reserve(accountId: string, amountNano: number, purpose: string, ref: string | null): Promise<HoldResult> {
-    return this.store.tx((trx) => this.reserveIn(trx, accountId, amountNano, purpose, ref));
+    const hold = await this.store.txSync(() => this.moves.reserve(accountId, amountNano, purpose, ref));
+    this.changed(accountId);
+    return hold;
   }
 
-  async reserveIn(trx: Db, accountId: string, amountNano: number, purpose: string, ref: string | null): Promise<HoldResult> {
-    const account = await this.getAccount(accountId, trx);
-    const available = availableNano(account);
-    if (available < amountNano) {
-      throw new GatewayError(
-        'insufficient_balance',
-        `Insufficient balance: this request needs $${formatUsd(amountNano)} but $${formatUsd(Math.max(0, available))} is available.`,
-      );
-    }
-    const holdId = newId('hold', 16);
-    await trx
-      .insertInto('holds')
-      .values({
-        id: holdId,
-        account_id: accountId,
-        amount_nano: amountNano,
-        status: 'active',
-        purpose,
-        ref,
-        charged_nano: 0,
-        created_at: this.clock.now(),
-        settled_at: null,
-      })
-      .execute();
-    await trx
-      .updateTable('accounts')
-      .set((eb) => ({ held_nano: eb('held_nano', '+', amountNano) }))
-      .where('id', '=', accountId)
-      .execute();
-    await this.ledger(trx, accountId, 'reserve', amountNano, 0, 0, holdId, ref);
+  /** reserve() inside the caller's transaction (with the idempotency check and task insert). */
+  async reserveIn(_trx: Db, accountId: string, amountNano: number, purpose: string, ref: string | null): Promise<HoldResult> {
+    const hold = this.moves.reserve(accountId, amountNano, purpose, ref);
     this.changed(accountId);
-    return { holdId, amountNano };
+    return hold;
   }
 
   /**
@@ -144,50 +113,29 @@ export class BillingService {
    * Returns the amount charged, or null when the hold had already ended.
    */
   async consume(holdId: string, chargeNano: number): Promise<number | null> {
-    return this.store.tx((trx) => this.consumeIn(trx, holdId, chargeNano));
+    const result = await this.store.txSync(() => this.moves.consume(holdId, chargeNano));
+    if (result) this.changed(result.accountId);
+    return result?.charged ?? null;
   }
 
   /** consume() inside the caller's transaction, so a task's terminal status and its hold end together. */
-  async consumeIn(trx: Db, holdId: string, chargeNano: number): Promise<number | null> {
-    const hold = await this.activeHold(trx, holdId);
-    if (!hold) return null;
-    const account = await this.getAccount(hold.account_id, trx);
-    const coverable = availableNano(account) + hold.amount_nano;
-    const charged = Math.max(0, Math.min(chargeNano, coverable));
-    const fromAllowance = Math.min(charged, allowanceLeft(account));
-    const fromBalance = charged - fromAllowance;
-    await this.endHold(trx, hold, 'consumed', charged);
-    await trx
-      .updateTable('accounts')
-      .set((eb) => ({
-        held_nano: eb('held_nano', '-', hold.amount_nano),
-        allowance_used_nano: eb('allowance_used_nano', '+', fromAllowance),
-        balance_nano: eb('balance_nano', '-', fromBalance),
-      }))
-      .where('id', '=', hold.account_id)
-      .execute();
-    await this.ledger(trx, hold.account_id, 'consume', charged, -fromBalance, -fromAllowance, hold.id, hold.ref);
-    this.changed(hold.account_id);
-    return charged;
+  async consumeIn(_trx: Db, holdId: string, chargeNano: number): Promise<number | null> {
+    const result = this.moves.consume(holdId, chargeNano);
+    if (result) this.changed(result.accountId);
+    return result?.charged ?? null;
   }
 
   /** Releases a hold; returns false when it had already ended (so callers can be idempotent). */
   async release(holdId: string): Promise<boolean> {
-    return this.store.tx((trx) => this.releaseIn(trx, holdId));
+    const accountId = await this.store.txSync(() => this.moves.release(holdId));
+    if (accountId) this.changed(accountId);
+    return accountId !== null;
   }
 
-  async releaseIn(trx: Db, holdId: string): Promise<boolean> {
-    const hold = await this.activeHold(trx, holdId);
-    if (!hold) return false;
-    await this.endHold(trx, hold, 'released', 0);
-    await trx
-      .updateTable('accounts')
-      .set((eb) => ({ held_nano: eb('held_nano', '-', hold.amount_nano) }))
-      .where('id', '=', hold.account_id)
-      .execute();
-    await this.ledger(trx, hold.account_id, 'release', hold.amount_nano, 0, 0, hold.id, hold.ref);
-    this.changed(hold.account_id);
-    return true;
+  async releaseIn(_trx: Db, holdId: string): Promise<boolean> {
+    const accountId = this.moves.release(holdId);
+    if (accountId) this.changed(accountId);
+    return accountId !== null;
   }
 
   /** Holds of synchronous requests cannot outlive the process: release those a crash left behind. */
@@ -239,46 +187,6 @@ export class BillingService {
       .where('account_id', '=', accountId)
       .orderBy('id', 'desc')
       .limit(limit)
-      .execute();
-  }
-
-  private async activeHold(trx: Db, holdId: string): Promise<HoldRow | undefined> {
-    return trx.selectFrom('holds').selectAll().where('id', '=', holdId).where('status', '=', 'active').executeTakeFirst();
-  }
-
-  private async endHold(trx: Db, hold: HoldRow, status: 'consumed' | 'released', charged: number): Promise<void> {
-    const result = await trx
-      .updateTable('holds')
-      .set({ status, charged_nano: charged, settled_at: this.clock.now() })
-      .where('id', '=', hold.id)
-      .where('status', '=', 'active')
-      .executeTakeFirst();
-    // The transaction holds the write lock, so this can only fail if the row changed under us.
-    if (Number(result.numUpdatedRows) !== 1) throw new Error(`hold ${hold.id} ended twice`);
-  }
-
-  private async ledger(
-    trx: Db,
-    accountId: string,
-    kind: LedgerRow['kind'],
-    amount: number,
-    balanceDelta: number,
-    allowanceDelta: number,
-    holdId: string | null,
-    ref: string | null,
-  ): Promise<void> {
-    await trx
-      .insertInto('ledger')
-      .values({
-        account_id: accountId,
-        kind,
-        amount_nano: amount,
-        balance_delta_nano: balanceDelta,
-        allowance_delta_nano: allowanceDelta,
-        hold_id: holdId,
-        ref,
-        created_at: this.clock.now(),
-      })
       .execute();
   }
 }

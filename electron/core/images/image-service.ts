@@ -41,7 +41,7 @@ export class ImageService {
     const size = resolveSize(request.size, entry.record);
     assertModelAccess(principal, entry.record);
     const job: ImageJob = this.job(entry, request.prompt, size);
-    const provider = this.providers.image(entry.providerId);
+    const provider = await this.providers.image(entry.providerId);
     return this.billed(principal, entry, provider.estimateImageUsage(job), () => provider.generateImage(job));
   }
 
@@ -52,7 +52,7 @@ export class ImageService {
     checkReferenceImages(request.images, entry.record);
     assertModelAccess(principal, entry.record);
     const job: ImageEditJob = { ...this.job(entry, request.prompt, size), images: request.images };
-    const provider = this.providers.image(entry.providerId);
+    const provider = await this.providers.image(entry.providerId);
     return this.billed(principal, entry, provider.estimateImageUsage(job), () => provider.editImage(job));
   }
 
@@ -89,6 +89,6 @@ export class ImageService {
       throw error;
     }
     const charged = hold ? ((await this.billing.consume(hold.holdId, tokenCostNano(pricing, outcome.usage))) ?? 0) : 0;
-    return { data: [{ b64_json: outcome.bytes.toString('base64') }], usage: { cost_usd: formatUsd(charged) } };
+    return { data: [{ b64_json: outcome.b64 ?? outcome.bytes.toString('base64') }], usage: { cost_usd: formatUsd(charged) } };
   }
 }

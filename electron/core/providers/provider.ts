@@ -31,6 +31,8 @@ export interface ImageEditJob extends ImageJob {
 export interface ImageOutcome {
   /** The image bytes (PNG from the local engine; whatever the upstream returned otherwise). */
   bytes: Buffer;
+  /** The same bytes as base64 when the upstream sent them so (already checked): saves a re-encode. */
+  b64?: string;
   usage: TokenUsage;
 }
 
@@ -76,6 +78,8 @@ export interface VideoProvider {
   submitVideo(job: VideoJob): Promise<string>;
   pollVideo(job: VideoJob, upstreamId: string): Promise<VideoPoll>;
   cancelVideo(job: VideoJob, upstreamId: string): Promise<void>;
+  /** How often active tasks are polled at most (remote APIs should not be hammered). */
+  readonly pollIntervalMs?: number;
   /** Local providers call this when a job changes, so the scheduler need not wait for its next tick. */
   onVideoUpdate?(listener: (taskId: string) => void): void;
 }

@@ -1,34 +1,81 @@
+// Provider adapters by id. Built-in ones are registered at start; configured upstream ones are
+// built from their database row on first use and rebuilt when the row changes, so a provider
+// added from the CLI works on a running server at once.
 import { GatewayError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { ProviderRow } from '../store/schema.js';
+import { FalProvider } from './fal/fal-provider.js';
+import { OpenAIProvider } from './openai/openai-provider.js';
 import { isImageProvider, isVideoProvider, type ImageProvider, type Provider, type VideoProvider } from './provider.js';
+import type { ProviderConfigs } from './provider-configs.js';
+import { DEFAULT_TIMEOUTS, UpstreamClient, type UpstreamTimeouts } from './upstream/upstream-client.js';
 
-/** Provider adapters by id; catalog entries name the provider that serves them. */
 export class ProviderRegistry {
-  private readonly providers = new Map<string, Provider>();
+  private readonly builtin = new Map<string, Provider>();
+  private readonly configured = new Map<string, { row: ProviderRow; provider: Provider }>();
+  readonly http: UpstreamClient;
 
-  register(provider: Provider): void {
-    this.providers.set(provider.id, provider);
+  constructor(
+    private readonly configs: ProviderConfigs | null,
+    logger: Logger,
+    timeouts: UpstreamTimeouts = DEFAULT_TIMEOUTS,
+  ) {
+    this.http = new UpstreamClient(logger, () => this.knownSecrets(), timeouts);
   }
 
-  get(id: string): Provider {
-    const provider = this.providers.get(id);
+  register(provider: Provider): void {
+    this.builtin.set(provider.id, provider);
+  }
+
+  async get(id: string): Promise<Provider> {
+    const builtin = this.builtin.get(id);
+    if (builtin) return builtin;
+    const row = this.configs ? await this.configs.row(id) : undefined;
     // A catalog entry pointing at a provider that is gone is the owner's configuration problem.
-    if (!provider) throw new GatewayError('upstream_unavailable', `The provider "${id}" behind this model is not configured.`);
+    if (!row) throw new GatewayError('upstream_unavailable', `The provider "${id}" behind this model is not configured.`);
+    const cached = this.configured.get(id);
+    if (cached && cached.row.updated_at === row.updated_at) return cached.provider;
+    const provider = this.build(row);
+    this.configured.set(id, { row, provider });
     return provider;
   }
 
-  image(id: string): ImageProvider {
-    const provider = this.get(id);
+  async image(id: string): Promise<ImageProvider> {
+    const provider = await this.get(id);
     if (!isImageProvider(provider)) throw new GatewayError('upstream_unavailable', `The provider "${id}" does not serve images.`);
     return provider;
   }
 
-  video(id: string): VideoProvider {
-    const provider = this.get(id);
+  async video(id: string): Promise<VideoProvider> {
+    const provider = await this.get(id);
     if (!isVideoProvider(provider)) throw new GatewayError('upstream_unavailable', `The provider "${id}" does not serve videos.`);
     return provider;
   }
 
+  /** Built-in providers (configured ones are built on demand). */
   list(): Provider[] {
-    return [...this.providers.values()];
+    return [...this.builtin.values()];
+  }
+
+  async close(): Promise<void> {
+    await this.http.close();
+  }
+
+  private build(row: ProviderRow): Provider {
+    const configs = this.configs!;
+    const apiKey = () => configs.apiKey(row);
+    if (row.kind === 'openai') return new OpenAIProvider({ id: row.id, baseUrl: row.base_url, apiKey }, this.http);
+    return new FalProvider({ id: row.id, baseUrl: row.base_url, apiKey }, this.http);
+  }
+
+  /** Every configured key, so upstream logging can redact them. */
+  private knownSecrets(): string[] {
+    if (!this.configs) return [];
+    const keys: string[] = [];
+    for (const { row } of this.configured.values()) {
+      const key = this.configs.apiKey(row);
+      if (key) keys.push(key);
+    }
+    return keys;
   }
 }

@@ -11,11 +11,20 @@ import type { Database } from './schema.js';
 export type Db = Kysely<Database>;
 export type Tx = Kysely<Database> | Transaction<Database>;
 
+export type RawDb = InstanceType<typeof Libsql>;
+
 export interface Store {
   readonly db: Db;
+  /** The same SQLite connection without Kysely, for the few hot paths that need prepared statements. */
+  readonly raw: RawDb;
   readonly path: string;
   /** Runs `fn` inside BEGIN IMMEDIATE: the write lock is taken up front, so two processes never deadlock on upgrade. */
   tx<T>(fn: (trx: Db) => Promise<T>): Promise<T>;
+  /**
+   * Runs a synchronous `fn` inside BEGIN IMMEDIATE, holding Kysely's connection so no async
+   * transaction can be open around it. Nothing in `fn` may await.
+   */
+  txSync<T>(fn: () => T): Promise<T>;
   /** SQLite's data_version: changes whenever another connection commits. Synchronous and cheap. */
   dataVersion(): number;
   close(): Promise<void>;
@@ -26,7 +35,7 @@ export const DATABASE_FILE = 'gateway.db';
 export async function openStore(dataDir: string): Promise<Store> {
   mkdirSync(dataDir, { recursive: true });
   const path = join(dataDir, DATABASE_FILE);
-  let raw: InstanceType<typeof Libsql>;
+  let raw: RawDb;
   try {
     raw = new Libsql(path);
     raw.pragma('journal_mode = WAL');
@@ -61,6 +70,20 @@ export async function openStore(dataDir: string): Promise<Store> {
           return result;
         } catch (err) {
           await sql`rollback`.execute(conn).catch(() => undefined);
+          throw err;
+        }
+      });
+    },
+    raw,
+    txSync<T>(fn: () => T): Promise<T> {
+      return db.connection().execute(async () => {
+        raw.exec('begin immediate');
+        try {
+          const result = fn();
+          raw.exec('commit');
+          return result;
+        } catch (err) {
+          if (raw.inTransaction) raw.exec('rollback');
           throw err;
         }
       });

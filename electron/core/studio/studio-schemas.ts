@@ -58,4 +58,18 @@ export const STUDIO_INPUT_SCHEMAS: { [M in StudioMethod]: TSchema } = {
   'keys.revoke': Type.Object({ id: Id }, { additionalProperties: false }),
   'keys.topUp': Type.Object({ id: Id, usd: Usd }, { additionalProperties: false }),
   'activity.list': Type.Object({ limit: Limit }, { additionalProperties: false }),
+  'providers.list': Empty,
+  'providers.add': Type.Object(
+    {
+      id: Id,
+      kind: Type.Union([Type.Literal('openai'), Type.Literal('fal')]),
+      base_url: Type.Optional(Type.String({ maxLength: 500 })),
+      api_key: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+      api_key_env: Type.Optional(Type.String({ maxLength: 128 })),
+    },
+    { additionalProperties: false },
+  ),
+  'providers.remove': Type.Object({ id: Id }, { additionalProperties: false }),
+  'providers.test': Type.Object({ id: Id }, { additionalProperties: false }),
+  'providers.discover': Type.Object({ id: Id }, { additionalProperties: false }),
 };

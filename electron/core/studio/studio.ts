@@ -10,6 +10,7 @@ import type { Gateway } from '../gateway.js';
 import { accountHandlers } from './handlers/account-handlers.js';
 import { catalogHandlers } from './handlers/catalog-handlers.js';
 import { imageHandlers } from './handlers/image-handlers.js';
+import { providerHandlers } from './handlers/provider-handlers.js';
 import { ownerVideo, videoHandlers } from './handlers/video-handlers.js';
 import { ensureOwner } from './owner.js';
 import type { StudioContext, StudioHandlers } from './studio-context.js';
@@ -36,7 +37,7 @@ export interface Studio {
 const LOGGED: ReadonlySet<StudioMethod> = new Set(['images.generate', 'images.edit', 'videos.create', 'videos.cancel']);
 
 export function buildHandlers(ctx: StudioContext): StudioHandlers {
-  return { ...catalogHandlers(ctx), ...imageHandlers(ctx), ...videoHandlers(ctx), ...accountHandlers(ctx) };
+  return { ...catalogHandlers(ctx), ...imageHandlers(ctx), ...videoHandlers(ctx), ...accountHandlers(ctx), ...providerHandlers(ctx) };
 }
 
 export async function createStudio(gateway: Gateway, options: StudioOptions): Promise<Studio> {

@@ -26,6 +26,8 @@ export class VideoScheduler {
   private again = false;
   private stopped = true;
   private readonly listeners = new Set<Listener>();
+  /** Consecutive failed polls per task, for backoff. */
+  private readonly failures = new Map<string, number>();
   private readonly intervalMs: number;
   private readonly concurrency: number;
 
@@ -124,7 +126,7 @@ export class VideoScheduler {
   async cancelUpstream(row: VideoTaskRow): Promise<void> {
     if (!row.upstream_id) return;
     try {
-      await this.providers.video(row.provider_id).cancelVideo(this.jobOf(row), row.upstream_id);
+      await (await this.providers.video(row.provider_id)).cancelVideo(this.jobOf(row), row.upstream_id);
     } catch (error) {
       this.logger.warn({ taskId: row.id, code: isGatewayError(error) ? error.code : 'error' }, 'upstream cancel failed');
     }
@@ -142,7 +144,7 @@ export class VideoScheduler {
     }
     let provider: VideoProvider;
     try {
-      provider = this.providers.video(row.provider_id);
+      provider = await this.providers.video(row.provider_id);
     } catch {
       if (await this.tasks.fail(row.id, 'failed', 'provider_unavailable', 'The provider of this task is no longer configured.')) this.emit(row.id);
       return;
@@ -155,13 +157,28 @@ export class VideoScheduler {
     let poll: VideoPoll;
     try {
       poll = await provider.pollVideo(job, row.upstream_id);
+      this.failures.delete(row.id);
     } catch (error) {
-      // A poll that fails (rate limit, network) is not a task failure: try again later.
-      const retryMs = isGatewayError(error) && error.headers['retry-after'] ? Number(error.headers['retry-after']) * 1000 : this.intervalMs * 4;
-      await this.tasks.schedulePoll(row.id, now + retryMs);
+      // The upstream refusing the task (400/404/422) ends it; anything else (rate limit, network,
+      // a garbled answer) is not a task failure: poll again later, backing off with jitter.
+      if (isGatewayError(error) && error.code === 'upstream_bad_request') {
+        if (await this.tasks.fail(row.id, 'failed', 'generation_failed', 'The upstream provider rejected the task.')) this.emit(row.id);
+        return;
+      }
+      await this.tasks.schedulePoll(row.id, now + this.backoffMs(row.id, error));
       return;
     }
     await this.apply(provider, row, job, poll);
+  }
+
+  /** Retry-After when the upstream gave one, else exponential backoff (capped) with full jitter. */
+  private backoffMs(taskId: string, error: unknown): number {
+    const failures = (this.failures.get(taskId) ?? 0) + 1;
+    this.failures.set(taskId, failures);
+    const retryAfter = isGatewayError(error) ? Number(error.headers['retry-after']) : NaN;
+    if (Number.isFinite(retryAfter) && retryAfter > 0) return retryAfter * 1000;
+    const ceiling = Math.min(60_000, this.intervalMs * 2 ** Math.min(failures, 10));
+    return this.intervalMs + Math.floor(Math.random() * ceiling);
   }
 
   private async apply(provider: VideoProvider, row: VideoTaskRow, job: VideoJob, poll: VideoPoll): Promise<void> {
@@ -169,9 +186,10 @@ export class VideoScheduler {
       case 'queued':
       case 'in_progress':
         if (await this.tasks.progress(row.id, poll.state, poll.progress)) this.emit(row.id);
-        await this.tasks.schedulePoll(row.id, this.clock.now() + this.intervalMs);
+        await this.tasks.schedulePoll(row.id, this.clock.now() + Math.max(this.intervalMs, provider.pollIntervalMs ?? 0));
         return;
       case 'completed':
+        this.failures.delete(row.id);
         if (await this.tasks.complete(row.id, poll.output)) this.emit(row.id);
         return;
       case 'failed':

@@ -49,7 +49,7 @@ export class VideoService {
     const size = effectiveSize(request, record);
     videoDimensions(size); // a listed size the gateway cannot render is refused now, not later
     const holdNano = videoHoldNano(record, entry.upstreamModel, request.requestType, request.seconds);
-    const provider = this.providers.video(entry.providerId);
+    const provider = await this.providers.video(entry.providerId);
     const fingerprint = requestFingerprint(request);
     const taskId = newId('video', 20);
     const referenceFiles = await this.files.saveReferences(taskId, request.references);

@@ -1,4 +1,5 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { ImageResult } from '../../../shared/api-types.js';
 import type { Gateway } from '../../core/gateway.js';
 import { parseUsd } from '../../core/billing/money.js';
 import { invalid } from '../../core/errors.js';
@@ -20,11 +21,11 @@ export function registerImageGenerationRoute(app: FastifyInstance, gateway: Gate
       config: { contentType: 'application/json' },
       schema: { body: ImageGenerationBody },
     },
-    async (request) => {
+    async (request, reply) => {
       request.activity = { model: request.body.model };
       const result = await gateway.images.generate(principalOf(request), request.body);
       request.activity.costNano = parseUsd(result.usage.cost_usd) ?? 0;
-      return result;
+      return sendImageResult(reply, result);
     },
   );
 }
@@ -35,7 +36,7 @@ export function registerImageEditRoute(app: FastifyInstance, gateway: Gateway): 
   app.post(
     '/v1/images/edits',
     { onRequest: authenticate, config: { contentType: 'multipart/form-data' } },
-    async (request) => {
+    async (request, reply) => {
       const limits = await editLimits(gateway);
       const form = await readMultipartForm(request, {
         fileField: 'image',
@@ -55,9 +56,18 @@ export function registerImageEditRoute(app: FastifyInstance, gateway: Gateway): 
         images: form.files,
       });
       request.activity.costNano = parseUsd(result.usage.cost_usd) ?? 0;
-      return result;
+      return sendImageResult(reply, result);
     },
   );
+}
+
+/**
+ * The image result, serialized by hand: base64 and a decimal need no escaping, and skipping
+ * JSON.stringify's scan of a multi-megabyte string matters for large images.
+ */
+function sendImageResult(reply: FastifyReply, result: ImageResult): FastifyReply {
+  const body = `{"data":[{"b64_json":"${result.data[0].b64_json}"}],"usage":{"cost_usd":"${result.usage.cost_usd}"}}`;
+  return reply.type('application/json; charset=utf-8').send(body);
 }
 
 /** The largest limits any edit-capable model declares: the per-model check happens after reading. */

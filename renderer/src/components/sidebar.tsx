@@ -11,6 +11,7 @@ export const VIEW_TITLES: Record<ViewId, string> = {
   videos: 'Videos',
   billing: 'Billing',
   keys: 'Keys',
+  providers: 'Providers',
   activity: 'Activity',
 };
 

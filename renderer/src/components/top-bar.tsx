@@ -12,6 +12,7 @@ const SUBTITLES = {
   videos: 'Asynchronous video jobs with billing holds',
   billing: 'Balance, holds, spend and the ledger',
   keys: 'API keys for local apps and scripts',
+  providers: 'Upstream OpenAI-compatible and fal services behind the catalog',
   activity: 'Recent requests through the gateway',
 } as const;
 

@@ -6,6 +6,7 @@ import { createBillingStore, type BillingStore } from './billing-store';
 import { createCatalogStore, type CatalogStore } from './catalog-store';
 import { createImagesStore, type ImagesStore } from './images-store';
 import { createKeysStore, type KeysStore } from './keys-store';
+import { createProvidersStore, type ProvidersStore } from './providers-store';
 import { createUiStore, type Theme, type UiStore, type ViewId } from './ui-store';
 import { isActive } from './video-merge';
 import { createVideosStore, type VideosStore } from './videos-store';
@@ -16,6 +17,7 @@ export interface StudioStores {
   videos: VideosStore;
   billing: BillingStore;
   keys: KeysStore;
+  providers: ProvidersStore;
   activity: ActivityStore;
   ui: UiStore;
 }
@@ -27,6 +29,7 @@ export function createStudioStores(client: StudioCaller, ui: { theme: Theme; the
     videos: createVideosStore(client),
     billing: createBillingStore(client),
     keys: createKeysStore(client),
+    providers: createProvidersStore(client),
     activity: createActivityStore(client),
     ui: createUiStore(ui),
   };
@@ -59,6 +62,7 @@ export function connectStudioEvents(stores: StudioStores, client: Pick<StudioCli
       void stores.videos.getState().load();
       if (stores.activity.getState().loaded) void stores.activity.getState().load();
       if (stores.keys.getState().loaded) void stores.keys.getState().load();
+      if (stores.providers.getState().loaded) void stores.providers.getState().load();
     }),
   ];
   return () => {

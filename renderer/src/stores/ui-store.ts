@@ -1,7 +1,7 @@
 // App chrome: the current view, the theme and transient notices.
 import { createStore, type StoreApi } from 'zustand/vanilla';
 
-export const VIEWS = ['models', 'images', 'edit', 'videos', 'billing', 'keys', 'activity'] as const;
+export const VIEWS = ['models', 'images', 'edit', 'videos', 'billing', 'keys', 'providers', 'activity'] as const;
 export type ViewId = (typeof VIEWS)[number];
 export type Theme = 'light' | 'dark';
 

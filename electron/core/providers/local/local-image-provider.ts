@@ -1,16 +1,10 @@
 // The built-in engine behind the provider interface: works offline and is the default.
 import type { TokenUsage } from '../../billing/pricing.js';
 import { GatewayError } from '../../errors.js';
-import { sniffImage } from '../../images/image-sniff.js';
+import { estimateImageUsage, imageTokens, promptTokens } from '../image-usage.js';
 import type { Logger } from '../../logger.js';
 import type { ImageEditJob, ImageJob, ImageOutcome, ImageProvider } from '../provider.js';
 import { LOCAL_PROVIDER_ID } from './local-models.js';
-
-/** Text tokens: about four characters each, as common tokenizers average for English. */
-export const promptTokens = (prompt: string): number => Math.max(1, Math.ceil(prompt.length / 4));
-
-/** Image tokens: one per 32x32 patch, so 1024x1024 is 1024 tokens. */
-export const imageTokens = (width: number, height: number): number => Math.ceil((width * height) / 1024);
 
 // The engine (and sharp behind it) loads on first use, so CLI commands and server start stay fast.
 type ImageEngine = typeof import('../../../engine/images/index.js');
@@ -24,16 +18,7 @@ export class LocalImageProvider implements ImageProvider {
   constructor(private readonly logger: Logger) {}
 
   estimateImageUsage(job: ImageJob | ImageEditJob): TokenUsage {
-    const references = 'images' in job ? job.images : [];
-    let input = promptTokens(job.prompt);
-    for (const image of references) {
-      const size = sniffImage(image.bytes);
-      if (size) input += imageTokens(size.width, size.height);
-    }
-    let { width, height } = job;
-    const first = references[0] ? sniffImage(references[0].bytes) : null;
-    if (!job.sizeGiven && first) ({ width, height } = first);
-    return { input_tokens: input, output_tokens: imageTokens(width, height) };
+    return estimateImageUsage(job);
   }
 
   async generateImage(job: ImageJob): Promise<ImageOutcome> {

@@ -1,0 +1,64 @@
+import type { Gateway } from '../core/gateway.js';
+import { PROVIDER_KINDS, type ProviderKind } from '../core/providers/provider-configs.js';
+import { parse, stringOpt, UsageError } from './args.js';
+import { printJson, printTable } from './output.js';
+
+const USAGE = {
+  add: 'mgw providers add --kind openai|fal --id ID [--base-url URL] (--api-key KEY | --api-key-env VAR)',
+  list: 'mgw providers list [--json]',
+  remove: 'mgw providers remove <id>',
+  test: 'mgw providers test <id>',
+};
+
+export async function providersCommand(gateway: Gateway, sub: string, argv: string[]): Promise<void> {
+  switch (sub) {
+    case 'add': {
+      const args = parse(
+        argv,
+        { kind: { type: 'string' }, id: { type: 'string' }, 'base-url': { type: 'string' }, 'api-key': { type: 'string' }, 'api-key-env': { type: 'string' } },
+        { min: 0, max: 0, usage: USAGE.add },
+      );
+      const kind = stringOpt(args, 'kind');
+      const id = stringOpt(args, 'id');
+      if (!kind || !PROVIDER_KINDS.includes(kind as ProviderKind)) throw new UsageError(`--kind must be openai or fal (usage: ${USAGE.add})`);
+      if (!id) throw new UsageError(`--id is required (usage: ${USAGE.add})`);
+      const baseUrl = stringOpt(args, 'base-url');
+      const apiKey = stringOpt(args, 'api-key');
+      const apiKeyEnv = stringOpt(args, 'api-key-env');
+      const info = await gateway.providerConfigs.add({
+        id,
+        kind: kind as ProviderKind,
+        ...(baseUrl !== undefined ? { baseUrl } : {}),
+        ...(apiKey !== undefined ? { apiKey } : {}),
+        ...(apiKeyEnv !== undefined ? { apiKeyEnv } : {}),
+      });
+      process.stdout.write(`Provider ${info.id} (${info.kind}) at ${info.base_url}; key: ${info.key_source}.\n`);
+      return;
+    }
+    case 'list': {
+      const args = parse(argv, { json: { type: 'boolean' } }, { min: 0, max: 0, usage: USAGE.list });
+      const providers = await gateway.providerConfigs.list();
+      if (args.values.json) return printJson(providers);
+      printTable(
+        providers.map((p) => ({ id: p.id, kind: p.kind, base_url: p.base_url, key: p.key_source })),
+        ['id', 'kind', 'base_url', 'key'],
+      );
+      return;
+    }
+    case 'remove': {
+      const args = parse(argv, {}, { min: 1, max: 1, usage: USAGE.remove });
+      await gateway.providerConfigs.remove(args.positionals[0] ?? '');
+      process.stdout.write(`Removed provider ${args.positionals[0]}.\n`);
+      return;
+    }
+    case 'test': {
+      const args = parse(argv, {}, { min: 1, max: 1, usage: USAGE.test });
+      const check = await gateway.providerAdmin.check(args.positionals[0] ?? '');
+      process.stdout.write(`${check.ok ? 'ok' : 'failed'}: ${check.message}\n`);
+      if (!check.ok) process.exitCode = 1;
+      return;
+    }
+    default:
+      throw new UsageError(`unknown providers command "${sub}" (usage: mgw providers add|list|remove|test)`);
+  }
+}

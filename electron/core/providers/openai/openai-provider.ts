@@ -1,0 +1,139 @@
+// Any OpenAI-compatible server (including another gateway like this one): images through
+// /images/generations (JSON) and /images/edits (multipart, several files as image[]), videos
+// through the /videos protocol (create multipart, retrieve, download content, delete).
+import { createWriteStream } from 'node:fs';
+import { readFile, rename, rm } from 'node:fs/promises';
+import { pipeline } from 'node:stream/promises';
+import { FormData } from 'undici';
+import type { TokenUsage } from '../../billing/pricing.js';
+import { estimateImageUsage } from '../image-usage.js';
+import type { ImageEditJob, ImageJob, ImageOutcome, ImageProvider, VideoJob, VideoPoll, VideoProvider } from '../provider.js';
+import { decodeImageBase64, parseImagesJson, type ImagesJson } from '../upstream/image-payload.js';
+import type { UpstreamClient } from '../upstream/upstream-client.js';
+import { invalidResponse } from '../upstream/upstream-errors.js';
+
+export interface OpenAIProviderConfig {
+  id: string;
+  baseUrl: string;
+  apiKey: () => string | null;
+}
+
+interface VideoObject {
+  id?: unknown;
+  status?: unknown;
+  progress?: unknown;
+  error?: { message?: unknown } | null;
+}
+
+const MAX_VIDEO_BYTES = 2 * 1024 * 1024 * 1024;
+
+export class OpenAIProvider implements ImageProvider, VideoProvider {
+  readonly kind = 'openai';
+  readonly id: string;
+  private readonly base: string;
+
+  constructor(
+    private readonly config: OpenAIProviderConfig,
+    private readonly http: UpstreamClient,
+  ) {
+    this.id = config.id;
+    this.base = config.baseUrl.replace(/\/+$/, '');
+  }
+
+  estimateImageUsage(job: ImageJob | ImageEditJob): TokenUsage {
+    return estimateImageUsage(job);
+  }
+
+  async generateImage(job: ImageJob): Promise<ImageOutcome> {
+    const { body } = await this.http.parsed(
+      {
+        method: 'POST',
+        url: `${this.base}/images/generations`,
+        headers: this.auth(),
+        json: { model: job.upstreamModel, prompt: job.prompt, size: `${job.width}x${job.height}`, n: 1 },
+      },
+      parseImagesJson,
+    );
+    return this.outcome(body, job);
+  }
+
+  async editImage(job: ImageEditJob): Promise<ImageOutcome> {
+    const form = new FormData();
+    form.append('model', job.upstreamModel);
+    form.append('prompt', job.prompt);
+    if (job.sizeGiven) form.append('size', `${job.width}x${job.height}`);
+    for (const image of job.images) form.append('image[]', new Blob([image.bytes], { type: image.mime }), image.filename || 'image.png');
+    const { body } = await this.http.parsed({ method: 'POST', url: `${this.base}/images/edits`, headers: this.auth(), form }, parseImagesJson);
+    return this.outcome(body, job);
+  }
+
+  async submitVideo(job: VideoJob): Promise<string> {
+    const form = new FormData();
+    form.append('model', job.upstreamModel);
+    form.append('prompt', job.prompt);
+    form.append('seconds', String(job.seconds));
+    form.append('size', job.size);
+    for (const path of job.referencePaths) form.append('input_reference', new Blob([await readFile(path)]), path.split('/').pop() ?? 'reference');
+    const { body } = await this.http.json<VideoObject>({ method: 'POST', url: `${this.base}/videos`, headers: this.auth(), form });
+    if (typeof body.id !== 'string' || body.id.length === 0) throw invalidResponse('the created video has no id');
+    return body.id;
+  }
+
+  async pollVideo(job: VideoJob, upstreamId: string): Promise<VideoPoll> {
+    const { body } = await this.http.json<VideoObject>({ method: 'GET', url: `${this.base}/videos/${encodeURIComponent(upstreamId)}`, headers: this.auth(), timeoutMs: 30_000 });
+    const progress = typeof body.progress === 'number' ? body.progress : 0;
+    switch (body.status) {
+      case 'queued':
+        return { state: 'queued', progress };
+      case 'in_progress':
+        return { state: 'in_progress', progress };
+      case 'completed':
+        await this.download(upstreamId, job.outputPath);
+        return { state: 'completed', output: { kind: 'file', path: job.outputPath } };
+      case 'failed':
+        return { state: 'failed', message: 'The upstream provider could not generate this video.' };
+      default:
+        throw invalidResponse('the video has an unknown status');
+    }
+  }
+
+  async cancelVideo(_job: VideoJob, upstreamId: string): Promise<void> {
+    await this.http.json({ method: 'DELETE', url: `${this.base}/videos/${encodeURIComponent(upstreamId)}`, headers: this.auth(), timeoutMs: 30_000 });
+  }
+
+  private async download(upstreamId: string, outputPath: string): Promise<void> {
+    const { body } = await this.http.bytes(
+      { method: 'GET', url: `${this.base}/videos/${encodeURIComponent(upstreamId)}/content`, headers: this.auth() },
+      MAX_VIDEO_BYTES,
+    );
+    if (body.length < 8 || body.toString('latin1', 4, 8) !== 'ftyp') throw invalidResponse('the video content is not an MP4');
+    const tmp = `${outputPath}.part`;
+    await pipeline([body], createWriteStream(tmp)).catch(async (error: unknown) => {
+      await rm(tmp, { force: true });
+      throw error;
+    });
+    await rename(tmp, outputPath);
+  }
+
+  private outcome(parsed: { body: ImagesJson; b64: string | null }, job: ImageJob | ImageEditJob): ImageOutcome {
+    const { body } = parsed;
+    if (!Array.isArray(body.data) || body.data.length === 0) throw invalidResponse('no image in the response');
+    const b64 = parsed.b64 ?? body.data[0]?.b64_json;
+    const bytes = decodeImageBase64(b64);
+    const usage = body.usage;
+    const reported = usage && typeof usage.input_tokens === 'number' && typeof usage.output_tokens === 'number';
+    const cached = usage?.input_tokens_details?.cached_tokens;
+    return {
+      bytes,
+      b64: b64 as string,
+      usage: reported
+        ? { input_tokens: usage.input_tokens!, output_tokens: usage.output_tokens!, ...(typeof cached === 'number' ? { cache_tokens: cached } : {}) }
+        : this.estimateImageUsage(job),
+    };
+  }
+
+  private auth(): Record<string, string> {
+    const key = this.config.apiKey();
+    return key ? { authorization: `Bearer ${key}` } : {};
+  }
+}

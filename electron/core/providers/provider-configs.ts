@@ -1,0 +1,97 @@
+// Upstream providers the owner configured (mgw providers add, the studio's Providers view).
+// The row holds kind and base URL; the API key lives in the secret store (safeStorage in
+// Electron, a 0600 file headless) or in an environment variable the row names. Keys are never
+// returned by any listing.
+import type { ProviderInfo } from '../../../shared/studio-contract.js';
+import type { Clock } from '../clock.js';
+import { GatewayError, invalid } from '../errors.js';
+import type { SecretStore } from '../secret-store.js';
+import type { Store } from '../store/database.js';
+import type { ProviderRow } from '../store/schema.js';
+import { FAL_DEFAULT_BASE_URL } from './fal/fal-provider.js';
+import { LOCAL_PROVIDER_ID } from './local/local-models.js';
+
+export type ProviderKind = 'openai' | 'fal';
+export const PROVIDER_KINDS: readonly ProviderKind[] = ['openai', 'fal'];
+
+export interface AddProvider {
+  id: string;
+  kind: ProviderKind;
+  baseUrl?: string;
+  apiKey?: string;
+  apiKeyEnv?: string;
+}
+
+const ID = /^[a-z0-9][a-z0-9-]{0,39}$/;
+const ENV = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+const secretName = (id: string): string => `provider:${id}`;
+
+export class ProviderConfigs {
+  /** Read on every upstream request (the registry's freshness check): a prepared statement. */
+  private readonly rowById;
+
+  constructor(
+    private readonly store: Store,
+    private readonly secrets: SecretStore,
+    private readonly clock: Clock,
+  ) {
+    this.rowById = store.raw.prepare('select * from providers where id = ?');
+  }
+
+  async list(): Promise<ProviderInfo[]> {
+    const rows = await this.store.db.selectFrom('providers').selectAll().orderBy('id').execute();
+    return rows.map((row) => this.info(row));
+  }
+
+  async row(id: string): Promise<ProviderRow | undefined> {
+    return this.rowById.get(id) as ProviderRow | undefined;
+  }
+
+  async add(input: AddProvider): Promise<ProviderInfo> {
+    if (!ID.test(input.id) || input.id === LOCAL_PROVIDER_ID) {
+      throw invalid('A provider id is 1-40 lowercase letters, digits or dashes, and not "local".', 'id');
+    }
+    if (!PROVIDER_KINDS.includes(input.kind)) throw invalid('kind must be openai or fal.', 'kind');
+    const baseUrl = input.baseUrl ?? (input.kind === 'fal' ? FAL_DEFAULT_BASE_URL : undefined);
+    if (!baseUrl) throw invalid('An openai provider needs its base URL.', 'base_url');
+    let parsed: URL;
+    try {
+      parsed = new URL(baseUrl);
+    } catch {
+      throw invalid('base_url must be an http(s) URL.', 'base_url');
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw invalid('base_url must be an http(s) URL.', 'base_url');
+    if (input.apiKeyEnv !== undefined && !ENV.test(input.apiKeyEnv)) throw invalid('api_key_env must be an environment variable name.', 'api_key_env');
+    if (input.apiKey !== undefined && input.apiKeyEnv !== undefined) throw invalid('Give the API key or the name of its environment variable, not both.', 'api_key');
+    const now = this.clock.now();
+    await this.store.db
+      .insertInto('providers')
+      .values({ id: input.id, kind: input.kind, base_url: baseUrl.replace(/\/+$/, ''), api_key_env: input.apiKeyEnv ?? null, created_at: now, updated_at: now })
+      .onConflict((oc) => oc.column('id').doUpdateSet({ kind: input.kind, base_url: baseUrl.replace(/\/+$/, ''), api_key_env: input.apiKeyEnv ?? null, updated_at: now }))
+      .execute();
+    if (input.apiKey !== undefined) this.secrets.set(secretName(input.id), input.apiKey);
+    else this.secrets.delete(secretName(input.id));
+    return this.info((await this.row(input.id))!);
+  }
+
+  /** Removes a provider; refused while catalog models still point at it. */
+  async remove(id: string): Promise<void> {
+    const used = await this.store.db.selectFrom('models').select('id').where('provider_id', '=', id).execute();
+    if (used.length > 0) {
+      throw invalid(`Provider ${id} still serves ${used.map((m) => m.id).join(', ')}; remove those models first (mgw models remove).`, 'id');
+    }
+    const result = await this.store.db.deleteFrom('providers').where('id', '=', id).executeTakeFirst();
+    if (Number(result.numDeletedRows) === 0) throw new GatewayError('not_found', `No provider ${id}.`, 'id');
+    this.secrets.delete(secretName(id));
+  }
+
+  apiKey(row: ProviderRow): string | null {
+    if (row.api_key_env) return process.env[row.api_key_env] ?? null;
+    return this.secrets.get(secretName(row.id));
+  }
+
+  private info(row: ProviderRow): ProviderInfo {
+    const keySource = row.api_key_env ? `env:${row.api_key_env}` : this.secrets.get(secretName(row.id)) ? 'stored' : 'none';
+    return { id: row.id, kind: row.kind, base_url: row.base_url, key_source: keySource, created_at: new Date(row.created_at).toISOString() };
+  }
+}

@@ -1,0 +1,163 @@
+// HTTP to upstream providers: pooled keep-alive connections (undici), a connect timeout and a
+// whole-call timeout, size caps on what is read back, and every failure normalized to a
+// GatewayError. Raw upstream bodies are logged with secrets redacted, never returned.
+import { Agent, request as undiciRequest, type Dispatcher, type FormData } from 'undici';
+import type { Logger } from '../../logger.js';
+import { errorForStatus, invalidResponse, unavailable } from './upstream-errors.js';
+
+export interface UpstreamTimeouts {
+  connectMs: number;
+  totalMs: number;
+}
+
+export const DEFAULT_TIMEOUTS: UpstreamTimeouts = { connectMs: 5_000, totalMs: 120_000 };
+/** Upstream JSON bodies larger than this are refused (a 4096x4096 PNG in base64 fits). */
+export const MAX_JSON_BYTES = 96 * 1024 * 1024;
+
+export interface UpstreamRequest {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  url: string;
+  headers?: Record<string, string>;
+  json?: unknown;
+  form?: FormData;
+  timeoutMs?: number;
+}
+
+export interface UpstreamResponse<T> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export class UpstreamClient {
+  private readonly dispatcher: Agent;
+
+  constructor(
+    private readonly logger: Logger,
+    /** Strings that must never reach a log line (the provider's API key). */
+    private readonly secrets: () => string[],
+    private readonly timeouts: UpstreamTimeouts = DEFAULT_TIMEOUTS,
+  ) {
+    this.dispatcher = new Agent({ connect: { timeout: timeouts.connectMs }, keepAliveTimeout: 30_000, connections: 128, pipelining: 1 });
+  }
+
+  async json<T>(request: UpstreamRequest): Promise<UpstreamResponse<T>> {
+    return this.parsed(request, (text) => JSON.parse(text) as T);
+  }
+
+  /** Like json(), with the caller's parser (which throws SyntaxError on malformed input). */
+  async parsed<T>(request: UpstreamRequest, parse: (text: string) => T): Promise<UpstreamResponse<T>> {
+    const response = await this.send(request);
+    const text = await this.readText(request, response);
+    let body: T;
+    try {
+      body = parse(text);
+    } catch {
+      this.logBody(request, response.statusCode, text, 'upstream answered with malformed JSON');
+      throw invalidResponse('the body is not valid JSON');
+    }
+    return { status: response.statusCode, headers: toHeaders(response.headers), body };
+  }
+
+  async bytes(request: UpstreamRequest, maxBytes: number): Promise<UpstreamResponse<Buffer>> {
+    const response = await this.send(request);
+    const chunks: Buffer[] = [];
+    let total = 0;
+    try {
+      for await (const chunk of response.body) {
+        total += (chunk as Uint8Array).length;
+        if (total > maxBytes) throw invalidResponse(`the download is larger than ${maxBytes} bytes`);
+        chunks.push(Buffer.from(chunk as Uint8Array));
+      }
+    } catch (error) {
+      if (error instanceof Error && error.name === 'GatewayError') throw error;
+      throw unavailable('the connection broke while reading the response');
+    }
+    return { status: response.statusCode, headers: toHeaders(response.headers), body: Buffer.concat(chunks) };
+  }
+
+  async close(): Promise<void> {
+    await this.dispatcher.close();
+  }
+
+  /**
+   * Sends the request (undici's request(), which streams bodies without the WHATWG layers of
+   * fetch); non-2xx answers become GatewayErrors (their body only logged). Redirects are not
+   * followed: an upstream API that redirects is misconfigured, and its answer a failure.
+   */
+  private async send(request: UpstreamRequest): Promise<Dispatcher.ResponseData> {
+    const headers: Record<string, string> = { ...request.headers };
+    let body: string | FormData | undefined;
+    if (request.json !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(request.json);
+    } else if (request.form) body = request.form;
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await undiciRequest(request.url, {
+        method: request.method,
+        headers,
+        ...(body !== undefined ? { body } : {}),
+        dispatcher: this.dispatcher,
+        signal: AbortSignal.timeout(request.timeoutMs ?? this.timeouts.totalMs),
+      });
+    } catch (error) {
+      this.logger.warn({ url: this.redact(request.url), err: describe(error) }, 'upstream request failed');
+      throw unavailable(isTimeout(error) ? 'timed out' : 'could not connect');
+    }
+    if (response.statusCode >= 200 && response.statusCode < 300) return response;
+    const text = await response.body.text().catch(() => '');
+    this.logBody(request, response.statusCode, text, 'upstream answered with an error');
+    throw errorForStatus(response.statusCode, headerOf(response.headers, 'retry-after'));
+  }
+
+  private async readText(request: UpstreamRequest, response: Dispatcher.ResponseData): Promise<string> {
+    const declared = Number(headerOf(response.headers, 'content-length') ?? '0');
+    if (declared > MAX_JSON_BYTES) {
+      response.body.destroy();
+      throw invalidResponse('the body is too large');
+    }
+    try {
+      return await response.body.text();
+    } catch (error) {
+      this.logger.warn({ url: this.redact(request.url), err: describe(error) }, 'upstream body could not be read');
+      if (isTimeout(error)) throw unavailable('timed out');
+      throw unavailable('the connection broke while reading the response');
+    }
+  }
+
+  private logBody(request: UpstreamRequest, status: number, text: string, message: string): void {
+    this.logger.warn({ url: this.redact(request.url), status, body: this.redact(text.slice(0, 2000)) }, message);
+  }
+
+  private redact(text: string): string {
+    let out = text;
+    for (const secret of this.secrets()) if (secret.length >= 4) out = out.split(secret).join('[REDACTED]');
+    return out;
+  }
+}
+
+function headerOf(headers: Dispatcher.ResponseData['headers'], name: string): string | null {
+  const value = headers[name];
+  return Array.isArray(value) ? (value[0] ?? null) : (value ?? null);
+}
+
+function toHeaders(headers: Dispatcher.ResponseData['headers']): Headers {
+  const out = new Headers();
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    for (const item of Array.isArray(value) ? value : [value]) out.append(name, item);
+  }
+  return out;
+}
+
+function isTimeout(error: unknown): boolean {
+  const name = (error as { name?: string; cause?: { name?: string; code?: string } }).name;
+  const cause = (error as { cause?: { name?: string; code?: string } }).cause;
+  return name === 'TimeoutError' || name === 'AbortError' || cause?.name === 'ConnectTimeoutError' || cause?.code === 'UND_ERR_CONNECT_TIMEOUT';
+}
+
+function describe(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  return `${(error as Error).name ?? 'Error'}: ${cause?.code ?? cause?.message ?? (error as Error).message ?? ''}`;
+}

@@ -1,0 +1,39 @@
+// How upstream failures reach clients: always in the gateway's own words, never the upstream's
+// body (which goes, redacted, to the log only).
+//   400/404/422 -> 400 upstream_bad_request      429 -> 429 upstream_rate_limited (Retry-After kept)
+//   401/403, 5xx, refused, reset, timeout -> 503 upstream_unavailable
+//   a 2xx that breaks the endpoint contract -> 502 upstream_invalid_response
+import { GatewayError } from '../../errors.js';
+
+export function errorForStatus(status: number, retryAfter: string | null): GatewayError {
+  if (status === 429) {
+    const seconds = retryAfterSeconds(retryAfter);
+    return new GatewayError(
+      'upstream_rate_limited',
+      'The upstream provider is rate limiting requests; retry later.',
+      null,
+      seconds !== null ? { 'retry-after': String(seconds) } : {},
+    );
+  }
+  if (status === 401 || status === 403) {
+    return new GatewayError('upstream_unavailable', 'The upstream provider refused the gateway\u2019s credentials; the owner must check the provider key.');
+  }
+  if (status >= 500) return new GatewayError('upstream_unavailable', 'The upstream provider is temporarily unavailable.');
+  return new GatewayError('upstream_bad_request', 'The upstream provider rejected the request.');
+}
+
+export const unavailable = (why: string): GatewayError =>
+  new GatewayError('upstream_unavailable', `The upstream provider is temporarily unavailable (${why}).`);
+
+export const invalidResponse = (what: string): GatewayError =>
+  new GatewayError('upstream_invalid_response', `The upstream provider returned an invalid response: ${what}.`);
+
+/** Retry-After as whole seconds (delta-seconds or an HTTP date), capped at an hour. */
+export function retryAfterSeconds(value: string | null): number | null {
+  if (!value) return null;
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) return Math.min(3600, Number(trimmed));
+  const date = Date.parse(trimmed);
+  if (Number.isNaN(date)) return null;
+  return Math.max(0, Math.min(3600, Math.ceil((date - Date.now()) / 1000)));
+}

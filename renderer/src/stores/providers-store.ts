@@ -1,0 +1,100 @@
+// Upstream providers: list, add (the API key passes straight through to providers.add and is never
+// kept here), remove, and per provider the last connection test and model discovery.
+import { createStore, type StoreApi } from 'zustand/vanilla';
+import type { ProviderInfo, StudioInput, StudioOutput } from '../../../shared/studio-contract';
+import type { StudioCaller } from '../transport/client';
+import { formatError } from '../transport/studio-error';
+import { coalesce } from './coalesce';
+
+export type ConnectionCheck = StudioOutput<'providers.test'>;
+export type Discovery = StudioOutput<'providers.discover'>;
+export type ProviderAction = 'test' | 'discover' | 'remove';
+
+export interface ProvidersState {
+  providers: ProviderInfo[];
+  loaded: boolean;
+  error: string | null;
+  adding: boolean;
+  addError: string | null;
+  /** Last connection test / discovery per provider id. */
+  checks: Record<string, ConnectionCheck>;
+  discoveries: Record<string, Discovery>;
+  /** The action running per provider id. */
+  pending: Record<string, ProviderAction>;
+  /** Error of the last test/discover/remove, with the provider it concerns. */
+  actionError: { id: string; message: string } | null;
+  load(): Promise<void>;
+  add(input: StudioInput<'providers.add'>): Promise<boolean>;
+  test(id: string): Promise<boolean>;
+  discover(id: string): Promise<boolean>;
+  remove(id: string): Promise<boolean>;
+}
+
+export type ProvidersStore = StoreApi<ProvidersState>;
+
+const without = <T>(record: Record<string, T>, id: string): Record<string, T> => {
+  const { [id]: _dropped, ...rest } = record;
+  return rest;
+};
+
+export function createProvidersStore(client: StudioCaller): ProvidersStore {
+  return createStore<ProvidersState>()((set, get) => {
+    const load = coalesce(async () => {
+      try {
+        const { providers } = await client.call('providers.list', {});
+        set({ providers, loaded: true, error: null });
+      } catch (error) {
+        set({ loaded: true, error: formatError(error) });
+      }
+    });
+
+    /** Runs one row action; the result goes where `done` puts it, a failure into actionError. */
+    const act = async <T>(id: string, action: ProviderAction, run: () => Promise<T>, done: (result: T) => void | Promise<void>): Promise<boolean> => {
+      set({ pending: { ...get().pending, [id]: action }, ...(get().actionError?.id === id ? { actionError: null } : {}) });
+      try {
+        await done(await run());
+        return true;
+      } catch (error) {
+        set({ actionError: { id, message: formatError(error) } });
+        return false;
+      } finally {
+        set({ pending: without(get().pending, id) });
+      }
+    };
+
+    return {
+      providers: [],
+      loaded: false,
+      error: null,
+      adding: false,
+      addError: null,
+      checks: {},
+      discoveries: {},
+      pending: {},
+      actionError: null,
+      load,
+      async add(input) {
+        set({ adding: true, addError: null });
+        try {
+          const { provider } = await client.call('providers.add', input);
+          // Re-adding an id replaces it: what was found for the old settings no longer holds.
+          set({ adding: false, checks: without(get().checks, provider.id), discoveries: without(get().discoveries, provider.id) });
+          await load();
+          return true;
+        } catch (error) {
+          set({ adding: false, addError: formatError(error) });
+          return false;
+        }
+      },
+      test: (id) =>
+        act(id, 'test', () => client.call('providers.test', { id }), (check) => set({ checks: { ...get().checks, [id]: check } })),
+      discover: (id) =>
+        act(id, 'discover', () => client.call('providers.discover', { id }), (found) => set({ discoveries: { ...get().discoveries, [id]: found } })),
+      remove: (id) =>
+        act(id, 'remove', () => client.call('providers.remove', { id }), async () => {
+          set({ checks: without(get().checks, id), discoveries: without(get().discoveries, id) });
+          await load();
+        }),
+    };
+  });
+}

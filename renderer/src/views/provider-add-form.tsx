@@ -1,0 +1,125 @@
+// Add an upstream provider: kind, id, base URL, and the API key (or the name of the environment
+// variable holding it). The key lives only in this form until it is sent, then the field is cleared.
+import { useId, useState, type FormEvent } from 'react';
+import type { StudioInput } from '../../../shared/studio-contract';
+import { ErrorMessage } from '../components/alert';
+import { SelectField } from '../components/select-field';
+import { useStores } from '../stores/stores-context';
+import { useStore } from '../stores/use-store';
+
+type Kind = StudioInput<'providers.add'>['kind'];
+
+const KIND_OPTIONS = [
+  { value: 'openai', label: 'openai: OpenAI-compatible API' },
+  { value: 'fal', label: 'fal: fal.ai queue' },
+];
+
+const KIND_HINTS: Record<Kind, { baseUrl: string; baseUrlHint: string; env: string }> = {
+  openai: { baseUrl: 'https://api.openai.com/v1', baseUrlHint: 'The API root, ending in /v1.', env: 'OPENAI_API_KEY' },
+  fal: { baseUrl: 'https://queue.fal.run', baseUrlHint: 'Leave empty for the default, https://queue.fal.run.', env: 'FAL_KEY' },
+};
+
+function TextField(props: {
+  label: string;
+  value: string;
+  onChange(value: string): void;
+  type?: 'text' | 'password';
+  placeholder?: string;
+  hint?: string;
+  disabled?: boolean;
+}) {
+  const { label, value, onChange, type = 'text', placeholder, hint, disabled } = props;
+  const id = useId();
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <input
+        id={id}
+        type={type}
+        value={value}
+        placeholder={placeholder}
+        disabled={disabled}
+        autoComplete={type === 'password' ? 'new-password' : 'off'}
+        spellCheck={false}
+        aria-describedby={hint ? `${id}-hint` : undefined}
+        onChange={(e) => onChange(e.target.value)}
+      />
+      {hint ? (
+        <span className="field-hint" id={`${id}-hint`}>
+          {hint}
+        </span>
+      ) : null}
+    </div>
+  );
+}
+
+export function ProviderAddForm() {
+  const { providers } = useStores();
+  const adding = useStore(providers, (s) => s.adding);
+  const error = useStore(providers, (s) => s.addError);
+  const [kind, setKind] = useState<Kind>('openai');
+  const [id, setId] = useState('');
+  const [baseUrl, setBaseUrl] = useState('');
+  const [apiKey, setApiKey] = useState('');
+  const [apiKeyEnv, setApiKeyEnv] = useState('');
+  const hints = KIND_HINTS[kind];
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    if (adding) return;
+    const ok = await providers.getState().add({
+      id: id.trim(),
+      kind,
+      ...(baseUrl.trim() ? { base_url: baseUrl.trim() } : {}),
+      ...(apiKey.trim() ? { api_key: apiKey.trim() } : {}),
+      ...(apiKeyEnv.trim() ? { api_key_env: apiKeyEnv.trim() } : {}),
+    });
+    if (ok) {
+      setApiKey('');
+      setApiKeyEnv('');
+      setId('');
+      setBaseUrl('');
+    }
+  };
+
+  return (
+    <form className="card form" onSubmit={(e) => void submit(e)} aria-label="Add a provider">
+      <div>
+        <h2>Add a provider</h2>
+        <p className="muted form-lead">
+          Keys are encrypted by the OS keychain (desktop app) or kept in an owner-only file (headless), and never shown again.
+        </p>
+      </div>
+      <div className="row">
+        <SelectField label="Kind" value={kind} options={KIND_OPTIONS} onChange={(v) => setKind(v as Kind)} />
+        <TextField label="Provider id" value={id} onChange={setId} placeholder={kind} hint="Models are named <id>/<model>." />
+        <TextField label="Base URL" value={baseUrl} onChange={setBaseUrl} placeholder={hints.baseUrl} hint={hints.baseUrlHint} />
+      </div>
+      <div className="row">
+        <TextField
+          label="API key"
+          type="password"
+          value={apiKey}
+          onChange={setApiKey}
+          disabled={apiKeyEnv.trim() !== ''}
+          hint="Sent once to the gateway, then cleared from this form."
+        />
+        <TextField
+          label="API key environment variable"
+          value={apiKeyEnv}
+          onChange={setApiKeyEnv}
+          placeholder={hints.env}
+          disabled={apiKey !== ''}
+          hint="Or read the key from this variable of the gateway's environment."
+        />
+      </div>
+      <ErrorMessage message={error} />
+      <div className="form-actions">
+        <button type="submit" className="btn btn-primary" disabled={adding}>
+          Add provider
+        </button>
+        <span className="muted small">Give the key or its variable; leave both empty if the provider needs no key.</span>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,112 @@
+// One configured provider: its settings, the Test / Discover / Remove buttons, and below it the
+// last connection test, the last discovery or the last error.
+import type { ProviderInfo } from '../../../shared/studio-contract';
+import { ErrorMessage } from '../components/alert';
+import { formatTime } from '../lib/format';
+import type { ConnectionCheck, Discovery } from '../stores/providers-store';
+import { useStores } from '../stores/stores-context';
+import { useStore } from '../stores/use-store';
+
+const COLUMNS = 5;
+
+function Chips({ items }: { items: string[] }) {
+  if (items.length === 0) return <span className="muted">none</span>;
+  return (
+    <span className="chips">
+      {items.map((item) => (
+        <span key={item} className="chip">
+          {item}
+        </span>
+      ))}
+    </span>
+  );
+}
+
+function CheckResult({ check, kind }: { check: ConnectionCheck; kind: ProviderInfo['kind'] }) {
+  return (
+    <div className="result-line">
+      <span className={`badge ${check.ok ? 'badge-success' : 'badge-danger'}`}>{check.ok ? 'ok' : 'failed'}</span>
+      <span>{check.message}</span>
+      {check.ok && kind === 'openai' ? (
+        <>
+          <span className="muted">Models ({check.models.length}):</span>
+          <Chips items={check.models} />
+        </>
+      ) : null}
+    </div>
+  );
+}
+
+function DiscoveryResult({ discovery }: { discovery: Discovery }) {
+  return (
+    <>
+      <div className="result-line">
+        <span className="muted">Added to the catalog:</span>
+        <Chips items={discovery.added} />
+      </div>
+      <div className="result-line">
+        <span className="muted">Skipped (no known price):</span>
+        <Chips items={discovery.skipped} />
+      </div>
+    </>
+  );
+}
+
+export function ProviderRow({ provider }: { provider: ProviderInfo }) {
+  const { providers } = useStores();
+  const { id, kind } = provider;
+  const check = useStore(providers, (s) => s.checks[id]);
+  const discovery = useStore(providers, (s) => s.discoveries[id]);
+  const pending = useStore(providers, (s) => s.pending[id]);
+  const error = useStore(providers, (s) => (s.actionError?.id === id ? s.actionError.message : null));
+  const busy = pending !== undefined;
+  const hasResults = Boolean(check || discovery || error);
+
+  return (
+    <>
+      <tr className={hasResults ? 'row-open' : undefined}>
+        <td>
+          <strong>{id}</strong>
+          <div className="muted small">added {formatTime(provider.created_at)}</div>
+        </td>
+        <td>
+          <span className={`badge ${kind === 'fal' ? 'badge-warning' : 'badge-accent'}`}>{kind}</span>
+        </td>
+        <td className="mono">{provider.base_url}</td>
+        <td>
+          <span className={`badge badge-raw ${provider.key_source === 'none' ? '' : 'badge-success'}`}>{provider.key_source}</span>
+        </td>
+        <td>
+          <div className="row-actions" aria-busy={busy}>
+            <button type="button" className="btn btn-small" disabled={busy} onClick={() => void providers.getState().test(id)}>
+              Test connection
+            </button>
+            {kind === 'openai' ? (
+              <button type="button" className="btn btn-small" disabled={busy} onClick={() => void providers.getState().discover(id)}>
+                Discover models
+              </button>
+            ) : null}
+            <button type="button" className="btn btn-small btn-danger" disabled={busy} onClick={() => void providers.getState().remove(id)}>
+              Remove
+            </button>
+          </div>
+        </td>
+      </tr>
+      {hasResults ? (
+        <tr>
+          <td colSpan={COLUMNS}>
+            <div className="provider-results">
+              {check || discovery ? (
+                <div className="provider-results" role="status" aria-label={`Results for ${id}`}>
+                  {check ? <CheckResult check={check} kind={kind} /> : null}
+                  {discovery ? <DiscoveryResult discovery={discovery} /> : null}
+                </div>
+              ) : null}
+              <ErrorMessage message={error} />
+            </div>
+          </td>
+        </tr>
+      ) : null}
+    </>
+  );
+}

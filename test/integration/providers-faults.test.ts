@@ -1,0 +1,140 @@
+// Every upstream fault the emulators can produce, mapped to the gateway's own errors: never the
+// upstream body (a secret planted in it must not reach the client), the hold always released,
+// Retry-After kept, and the raw body only in the log, redacted.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { VideoTask } from '../../shared/api-types.js';
+import type { Fault } from '../emulators/index.js';
+import { USD } from '../helpers/gateway.js';
+import { errorOf, postJson, request } from '../helpers/http.js';
+import { waitFor } from '../helpers/stub-video-provider.js';
+import { startUpstreams, type UpstreamSetup } from '../helpers/upstreams.js';
+
+const SECRET = 'sk-upstream-SECRET-4f9a';
+let u: UpstreamSetup;
+let key: { id: string; token: string; accountId: string };
+
+beforeAll(async () => {
+  u = await startUpstreams({ totalTimeoutMs: 1_500 });
+  key = await u.t.key('balance', { balanceNano: 50 * USD });
+});
+afterEach(() => {
+  u.openai.clearFaults();
+  u.fal.clearFaults();
+});
+afterAll(() => u.close());
+
+const secretBody = (status: number) => JSON.stringify({ error: { message: `upstream says no; internal token ${SECRET}`, type: 'x', code: 'y' } }) + ` status ${status}`;
+const validPngButBad = JSON.stringify({ data: [{ b64_json: Buffer.from('GIF89a not an image at all').toString('base64') }] });
+
+const imageCases: [string, Fault, number, string][] = [
+  ['400', { status: 400, body: secretBody(400) }, 400, 'upstream_bad_request'],
+  ['404', { status: 404, body: secretBody(404) }, 400, 'upstream_bad_request'],
+  ['422', { status: 422, body: secretBody(422) }, 400, 'upstream_bad_request'],
+  ['429', { status: 429, body: secretBody(429), headers: { 'retry-after': '7' } }, 429, 'upstream_rate_limited'],
+  ['401 (the owner key is wrong)', { status: 401, body: secretBody(401) }, 503, 'upstream_unavailable'],
+  ['403', { status: 403, body: secretBody(403) }, 503, 'upstream_unavailable'],
+  ['500', { status: 500, body: secretBody(500) }, 503, 'upstream_unavailable'],
+  ['503', { status: 503, body: secretBody(503) }, 503, 'upstream_unavailable'],
+  ['connection reset', { reset: true }, 503, 'upstream_unavailable'],
+  ['timeout', { latencyMs: 3_000 }, 503, 'upstream_unavailable'],
+  ['truncated body', { truncate: true }, 503, 'upstream_unavailable'],
+  ['malformed JSON', { body: `{"data": [ ${SECRET}` }, 502, 'upstream_invalid_response'],
+  ['no image', { body: JSON.stringify({ data: [], note: SECRET }) }, 502, 'upstream_invalid_response'],
+  ['missing data', { body: JSON.stringify({ created: 1, secret: SECRET }) }, 502, 'upstream_invalid_response'],
+  ['bad base64', { body: JSON.stringify({ data: [{ b64_json: `%%%${SECRET}%%%` }] }) }, 502, 'upstream_invalid_response'],
+  ['not a decodable image', { body: validPngButBad }, 502, 'upstream_invalid_response'],
+];
+
+describe('openai image faults', () => {
+  it.each(imageCases)('%s -> %i %s, no upstream body, nothing charged', async (_name, fault, status, code) => {
+    u.openai.inject('POST /v1/images/generations', fault);
+    const before = await u.t.gateway.billing.view(key.accountId);
+    const response = await postJson(`${u.t.baseUrl}/images/generations`, { model: 'up-image', prompt: 'x', size: '256x256' }, key.token);
+    expect(response.status).toBe(status);
+    const error = errorOf(response);
+    expect(error.code).toBe(code);
+    expect(response.text).not.toContain(SECRET);
+    expect(response.text).not.toContain('upstream says no');
+    if (code === 'upstream_invalid_response') expect(error).toMatchObject({ type: 'upstream_invalid_response', param: null });
+    if (status === 429) expect(response.headers.get('retry-after')).toBe('7');
+    expect(await u.t.gateway.billing.view(key.accountId)).toEqual(before);
+  });
+});
+
+describe('fal faults', () => {
+  it.each([
+    ['submit 422', 'POST submit', { status: 422, body: secretBody(422) }, 400, 'upstream_bad_request'],
+    ['submit 500', 'POST submit', { status: 500, body: secretBody(500) }, 503, 'upstream_unavailable'],
+    ['submit reset', 'POST submit', { reset: true }, 503, 'upstream_unavailable'],
+    ['status malformed', 'GET status', { body: `not json ${SECRET}` }, 502, 'upstream_invalid_response'],
+    ['result without images', 'GET result', { body: JSON.stringify({ images: [], secret: SECRET }) }, 502, 'upstream_invalid_response'],
+    ['file is not an image', 'GET file', { body: `plain text ${SECRET}` }, 502, 'upstream_invalid_response'],
+  ] as [string, string, Fault, number, string][])('%s -> %i %s', async (_name, route, fault, status, code) => {
+    u.fal.inject(route, fault);
+    const before = await u.t.gateway.billing.view(key.accountId);
+    const response = await postJson(`${u.t.baseUrl}/images/generations`, { model: 'fal-image', prompt: 'x', size: '256x256' }, key.token);
+    expect(response.status).toBe(status);
+    expect(errorOf(response).code).toBe(code);
+    expect(response.text).not.toContain(SECRET);
+    expect(await u.t.gateway.billing.view(key.accountId)).toEqual(before);
+  });
+
+  it('a refused video creation releases the hold and leaves no task', async () => {
+    u.fal.inject('POST submit', { status: 503, body: secretBody(503) });
+    const before = await u.t.gateway.billing.view(key.accountId);
+    const response = await postJson(`${u.t.baseUrl}/videos`, { model: 'fal-video', prompt: 'x', seconds: 5 }, key.token);
+    expect(response.status).toBe(503);
+    expect(await u.t.gateway.billing.view(key.accountId)).toEqual(before);
+    const list = (await request(`${u.t.baseUrl}/videos`, { headers: { authorization: `Bearer ${key.token}` } })).body as { data: VideoTask[] };
+    expect(list.data.every((v) => v.model !== 'fal-video' || v.status !== 'queued')).toBe(true);
+  });
+});
+
+describe('video tasks and upstream faults', () => {
+  const get = async (id: string) => (await request(`${u.t.baseUrl}/videos/${id}`, { headers: { authorization: `Bearer ${key.token}` } })).body as VideoTask;
+
+  it('a 429 while polling is not a failure: the task still completes', async () => {
+    u.openai.inject('GET /v1/videos/:id', { status: 429, headers: { 'retry-after': '1' }, times: 2 });
+    const created = (await postJson(`${u.t.baseUrl}/videos`, { model: 'up-video', prompt: 'x', seconds: 4, size: '1280x720' }, key.token)).body as VideoTask;
+    const done = await waitFor(async () => ((await get(created.id)).status === 'completed' ? get(created.id) : null), 20_000);
+    expect(done.status).toBe('completed');
+  });
+
+  it('an upstream failure marks the task failed (gateway words) and releases the hold', async () => {
+    u.openai.videoBehaviour.fail = { code: 'moderation_blocked', message: `blocked ${SECRET}` };
+    const before = await u.t.gateway.billing.view(key.accountId);
+    const created = (await postJson(`${u.t.baseUrl}/videos`, { model: 'up-video', prompt: 'x', seconds: 4, size: '1280x720' }, key.token)).body as VideoTask;
+    const failed = await waitFor(async () => {
+      const task = await get(created.id);
+      return task.status === 'failed' ? task : null;
+    }, 20_000);
+    u.openai.videoBehaviour.fail = false;
+    expect(failed.error).toMatchObject({ code: 'generation_failed' });
+    expect(JSON.stringify(failed)).not.toContain(SECRET);
+    expect(await u.t.gateway.billing.view(key.accountId)).toEqual(before);
+  });
+
+  it('a fal model error at the result URL fails the task and releases the hold', async () => {
+    u.fal.behaviour.fail = true;
+    const created = (await postJson(`${u.t.baseUrl}/videos`, { model: 'fal-video', prompt: 'x', seconds: 5 }, key.token)).body as VideoTask;
+    const failed = await waitFor(async () => {
+      const task = await get(created.id);
+      return task.status === 'failed' ? task : null;
+    }, 20_000);
+    u.fal.behaviour.fail = false;
+    expect(failed.status).toBe('failed');
+    const row = (await u.t.gateway.videoTasks.get(created.id))!;
+    const hold = await u.t.gateway.store.db.selectFrom('holds').selectAll().where('id', '=', row.hold_id!).executeTakeFirstOrThrow();
+    expect(hold.status).toBe('released');
+  });
+});
+
+describe('logs', () => {
+  it('keep the raw upstream body for the owner, with the provider key redacted', async () => {
+    u.openai.inject('POST /v1/images/generations', { status: 500, body: `boom; echoed key ${u.openai.apiKey}` });
+    await postJson(`${u.t.baseUrl}/images/generations`, { model: 'up-image', prompt: 'x', size: '256x256' }, key.token);
+    const line = u.logs.filter((l) => typeof l.fields.body === 'string' && (l.fields.body as string).includes('boom')).at(-1)!;
+    expect(line.fields.body).toContain('[REDACTED]');
+    expect(JSON.stringify(u.logs)).not.toContain(u.openai.apiKey);
+  });
+});
