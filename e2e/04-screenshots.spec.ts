@@ -27,7 +27,16 @@ async function viewReady(page: Page, view: ViewName): Promise<void> {
     case 'Billing':
       await expect(content.getByRole('region', { name: 'Ledger' }).getByRole('row').nth(1)).toBeVisible();
       break;
-    case 'Keys':
+    case 'Keys': {
+      // The studio key's usage panel open (its images and videos from the other specs), in view.
+      await expect(content.getByRole('table').getByRole('row').nth(1)).toBeVisible();
+      const owner = content.getByRole('row').filter({ has: page.getByTitle("The studio's own key") });
+      await owner.getByRole('button', { name: 'Usage', exact: true }).click();
+      const panel = content.getByRole('region', { name: /^Usage of / });
+      await expect(panel.getByRole('row').nth(1)).toBeVisible();
+      await panel.scrollIntoViewIfNeeded();
+      break;
+    }
     case 'Providers':
     case 'Activity':
       await expect(content.getByRole('table').getByRole('row').nth(1)).toBeVisible();

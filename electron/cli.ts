@@ -15,6 +15,8 @@ const HELP = `mgw: the Media Gateway Studio command line
   mgw keys create --access free|pro|balance [--balance-usd N] [--allowance-usd N] [--label TEXT] [--json]
   mgw keys list [--json]
   mgw keys revoke <key-id>
+  mgw keys update <key-id> [--access free|pro|balance] [--allowance-usd N]
+  mgw keys usage <key-id> [--json]
   mgw balance top-up <key-id> <usd>
   mgw balance show <key-id> [--json]
   mgw models list [--json]

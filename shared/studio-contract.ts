@@ -77,6 +77,15 @@ export interface ProviderInfo {
   created_at: string;
 }
 
+/** Per-key usage: totals, and rows by UTC day and model (newest first). */
+export interface KeyUsage {
+  key_id: string;
+  totals: { requests: number; input_tokens: number; output_tokens: number; spend_usd: string };
+  tokens_today: number;
+  daily_token_quota: number | null;
+  by_day: { day: string; model: string; requests: number; input_tokens: number; output_tokens: number; spend_usd: string }[];
+}
+
 export interface StudioVideo extends VideoTask {
   /** Media path of the MP4 once completed, else null. */
   media: string | null;
@@ -128,6 +137,11 @@ export interface StudioMethods {
   };
   'keys.revoke': { input: { id: string }; output: { key: KeyInfo } };
   'keys.topUp': { input: { id: string; usd: string }; output: { balance: BalanceView } };
+  'keys.update': {
+    input: { id: string; access?: AccessType; allowance_usd?: string };
+    output: { key: KeyInfo; balance: BalanceView };
+  };
+  'keys.usage': { input: { id: string }; output: { usage: KeyUsage } };
   'activity.list': { input: { limit?: number }; output: { entries: ActivityEntry[] } };
   'providers.list': { input: Record<string, never>; output: { providers: ProviderInfo[] } };
   'providers.add': {
@@ -175,6 +189,8 @@ export const STUDIO_METHODS: readonly StudioMethod[] = [
   'keys.create',
   'keys.revoke',
   'keys.topUp',
+  'keys.update',
+  'keys.usage',
   'activity.list',
   'providers.list',
   'providers.add',

@@ -21,7 +21,7 @@ export async function serveCommand(argv: string[], dataDir: string): Promise<voi
     pino.destination(2),
   );
 
-  const gateway = await createGateway({ dataDir, logger });
+  const gateway = await createGateway({ dataDir, logger, limits: settings.limits });
   await startBackgroundWork(gateway);
   let apiBaseUrl: string | null = null;
   const studio = await createStudio(gateway, { version: appVersion(), apiBaseUrl: () => apiBaseUrl });
@@ -30,6 +30,7 @@ export async function serveCommand(argv: string[], dataDir: string): Promise<voi
     host,
     port,
     allowedHosts: settings.allowedHosts,
+    allowAnonymous: settings.allowAnonymous,
     logger,
     studio: { studio, ownerToken },
   });

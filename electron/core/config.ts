@@ -2,6 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import envPaths from 'env-paths';
+import type { LimitOverrides } from './access/limits.js';
 import { GatewayError } from './errors.js';
 
 export const APP_NAME = 'media-gateway-studio';
@@ -16,11 +17,13 @@ export function resolveDataDir(flag?: string): string {
 export interface Settings {
   /** Host names answered besides localhost / 127.0.0.1 / [::1] (DNS-rebinding defense). */
   allowedHosts: string[];
-  /** Requests without a token act as the anonymous principal (issue: access types). */
+  /** Requests without a token act as the anonymous principal (turbo models, its limits). */
   allowAnonymous: boolean;
+  /** Request windows, daily tokens and the billing period, over the defaults. */
+  limits: LimitOverrides;
 }
 
-export const DEFAULT_SETTINGS: Settings = { allowedHosts: [], allowAnonymous: false };
+export const DEFAULT_SETTINGS: Settings = { allowedHosts: [], allowAnonymous: false, limits: {} };
 
 export const settingsPath = (dataDir: string): string => join(dataDir, 'config.json');
 
@@ -42,6 +45,9 @@ export function loadSettings(dataDir: string): Settings {
   }
   if (typeof settings.allowAnonymous !== 'boolean') {
     throw new GatewayError('invalid_request', `${path}: allowAnonymous must be true or false.`);
+  }
+  if (typeof settings.limits !== 'object' || settings.limits === null || Array.isArray(settings.limits)) {
+    throw new GatewayError('invalid_request', `${path}: limits must be an object.`);
   }
   return settings;
 }

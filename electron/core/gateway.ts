@@ -1,6 +1,9 @@
 // Composition root: builds every core service over one store. The HTTP server, the CLI and the
 // Electron shell all start from here; none of them holds business logic of its own.
+import { AccessGate } from './access/access-gate.js';
 import { KeyService } from './access/key-service.js';
+import { resolveLimits, type LimitOverrides } from './access/limits.js';
+import { UsageLedger } from './access/usage-ledger.js';
 import { ActivityLog } from './activity/activity-log.js';
 import { BillingService } from './billing/billing-service.js';
 import { CatalogService } from './catalog/catalog-service.js';
@@ -30,6 +33,8 @@ export interface GatewayOptions {
   secrets?: SecretStore;
   /** Connect and whole-call timeouts of upstream requests. */
   upstreamTimeouts?: UpstreamTimeouts;
+  /** Request windows, daily tokens and the billing period (defaults: the contract's table). */
+  limits?: LimitOverrides;
 }
 
 export interface Gateway {
@@ -40,6 +45,7 @@ export interface Gateway {
   readonly catalog: CatalogService;
   readonly billing: BillingService;
   readonly keys: KeyService;
+  readonly access: AccessGate;
   readonly providers: ProviderRegistry;
   readonly providerConfigs: ProviderConfigs;
   readonly providerAdmin: ProviderAdmin;
@@ -57,7 +63,10 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const logger = options.logger ?? silentLogger;
   const store = await openStore(options.dataDir);
   const catalog = new CatalogService(store, clock);
-  const billing = new BillingService(store, clock);
+  const limits = resolveLimits(options.limits);
+  const billing = new BillingService(store, clock, limits.billingPeriodDays * 86_400_000);
+  const usage = new UsageLedger(store, logger);
+  const access = new AccessGate(limits, usage, clock);
   const keys = new KeyService(store, billing, clock);
   const secrets = options.secrets ?? new FileSecretStore(options.dataDir);
   const providerConfigs = new ProviderConfigs(store, secrets, clock);
@@ -65,12 +74,14 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const local = new LocalProvider(logger);
   providers.register(local);
   const providerAdmin = new ProviderAdmin(providerConfigs, catalog, providers.http, clock);
-  const images = new ImageService(catalog, providers, billing);
+  const images = new ImageService(catalog, providers, billing, access);
   const files = new VideoFiles(options.dataDir);
   await files.init();
-  const videoTasks = new VideoTaskStore(store, billing, clock);
+  const videoTasks = new VideoTaskStore(store, billing, clock, (row, charged) =>
+    access.record({ principal: row.key_id, model: row.model, requests: 0, inputTokens: 0, outputTokens: 0, spendNano: charged }),
+  );
   const scheduler = new VideoScheduler(videoTasks, providers, files, clock, logger, options.scheduler);
-  const videos = new VideoService(store, catalog, providers, billing, videoTasks, files, scheduler, clock, logger);
+  const videos = new VideoService(store, catalog, providers, billing, videoTasks, files, scheduler, clock, logger, access);
   const gallery = new GalleryStore(store, clock, options.dataDir);
   const activity = new ActivityLog(store, logger);
 
@@ -86,6 +97,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     catalog,
     billing,
     keys,
+    access,
     providers,
     providerConfigs,
     providerAdmin,
@@ -98,6 +110,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     async close() {
       await scheduler.stop();
       await activity.flush();
+      await usage.flush();
       await local.shutdown();
       await providers.close();
       await store.close();

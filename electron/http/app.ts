@@ -4,7 +4,10 @@ import { createServer } from 'node:http';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Gateway } from '../core/gateway.js';
 import type { Studio } from '../core/studio/studio.js';
+import { ensureAnonymousAccount } from '../core/access/anonymous.js';
 import { installActivityHook } from './activity-hook.js';
+import { installRateRefunds } from './auth.js';
+import { makeRouteGuards } from './route-guards.js';
 import { registerStudioRoutes } from './studio-routes.js';
 import { randomId } from '../core/ids.js';
 import { installErrorBoundary, type KnownRoute } from './error-boundary.js';
@@ -18,6 +21,8 @@ export interface HttpOptions {
   /** Extra Host header names to answer besides loopback (DNS-rebinding defense). */
   allowedHosts?: readonly string[];
   logger?: FastifyBaseLogger;
+  /** Requests without a token act as the anonymous principal (config.json allowAnonymous). */
+  allowAnonymous?: boolean;
   /** The studio door (headless mode): its core and the owner token that guards it. */
   studio?: { studio: Studio; ownerToken: string };
 }
@@ -27,10 +32,15 @@ export async function buildHttpApp(gateway: Gateway, options: HttpOptions = {}):
   const nextRequestId = requestIds();
   const catalogFastPath = makeCatalogFastPath(gateway.catalog, isAllowedHost, nextRequestId);
   const app = Fastify({
-    serverFactory: (handler) =>
-      createServer((req, res) => {
+    serverFactory: (handler) => {
+      const server = createServer((req, res) => {
         if (!catalogFastPath(req, res)) handler(req, res);
-      }),
+      });
+      // Fastify's own default; a custom server would otherwise keep Node's 5 s, which races
+      // with clients reusing a pooled connection.
+      server.keepAliveTimeout = 72_000;
+      return server;
+    },
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
     logController: new QuietRequestLog(),
     genReqId: nextRequestId,
@@ -50,16 +60,18 @@ export async function buildHttpApp(gateway: Gateway, options: HttpOptions = {}):
   app.addHook('onRequest', makeHostGuard(isAllowedHost));
   installErrorBoundary(app, () => knownRoutes);
   installActivityHook(app, gateway.activity);
+  installRateRefunds(app, gateway.access);
+  const guards = makeRouteGuards(gateway, options.allowAnonymous ? await ensureAnonymousAccount(gateway) : null);
 
   registerModelRoutes(app, gateway);
-  registerImageGenerationRoute(app, gateway);
+  registerImageGenerationRoute(app, gateway, guards);
   // Upload routes get their own context: @fastify/multipart adds per-request hooks that the
   // rest of the API (GET /v1/models above all) should not pay for.
   await app.register(async (uploads) => {
     // Size limits are enforced by multipart-form.ts itself (see readCapped).
     await uploads.register(multipart, { throwFileSizeLimit: false });
-    registerImageEditRoute(uploads, gateway);
-    registerVideoRoutes(uploads, gateway);
+    registerImageEditRoute(uploads, gateway, guards);
+    registerVideoRoutes(uploads, gateway, guards);
   });
   if (options.studio) registerStudioRoutes(app, options.studio.studio, options.studio.ownerToken);
   return app;

@@ -1,6 +1,8 @@
 // Bearer authentication for /v1 image and video routes. Runs in onRequest, before any body is
 // read, so unauthenticated callers cannot make the gateway parse large uploads.
-import type { FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import { rateHeaders, type AccessGate, type RateTicket } from '../core/access/access-gate.js';
+import { anonymousPrincipal } from '../core/access/anonymous.js';
 import type { Principal } from '../core/access/principal.js';
 import type { KeyService } from '../core/access/key-service.js';
 import { GatewayError } from '../core/errors.js';
@@ -8,7 +10,14 @@ import { GatewayError } from '../core/errors.js';
 declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal | null;
+    /** Set when the request was counted against its principal's request windows. */
+    rateTicket: RateTicket | null;
   }
+}
+
+export interface AuthOptions {
+  /** When set, requests without a token act as the anonymous principal of this account. */
+  anonymousAccountId: string | null;
 }
 
 export function bearerToken(header: string | undefined): string | null {
@@ -17,7 +26,7 @@ export function bearerToken(header: string | undefined): string | null {
   return match?.[1] ?? null;
 }
 
-export function makeAuthenticate(keys: KeyService) {
+export function makeAuthenticate(keys: KeyService, options: AuthOptions) {
   return async function authenticate(request: FastifyRequest): Promise<void> {
     const header = request.headers.authorization;
     const token = bearerToken(header);
@@ -25,10 +34,44 @@ export function makeAuthenticate(keys: KeyService) {
       if (header && header.trim() !== '' && !/^Bearer\s*$/i.test(header.trim())) {
         throw new GatewayError('invalid_api_key', 'The Authorization header must be "Bearer <API key>".');
       }
+      if (options.anonymousAccountId && !header) {
+        request.principal = anonymousPrincipal(options.anonymousAccountId, request.ip);
+        return;
+      }
       throw new GatewayError('missing_api_key', 'Missing API key: send "Authorization: Bearer <API key>".');
     }
     request.principal = await keys.authenticate(token);
   };
+}
+
+/**
+ * Request windows: `count` routes (image and video creations) spend a slot, the others only
+ * report; both send the rate-limit headers. A refused request gets its slot back (see
+ * installRateRefunds).
+ */
+export function makeRateLimit(access: AccessGate, count: boolean) {
+  return function rateLimit(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
+    const principal = request.principal;
+    if (!principal) return done();
+    try {
+      const state = count ? (request.rateTicket = access.admit(principal)).state : access.peek(principal);
+      reply.headers(rateHeaders(state));
+      done();
+    } catch (error) {
+      done(error as Error);
+    }
+  };
+}
+
+const REFUNDED = new Set([400, 401, 402, 413]);
+
+/** Refusals cost nothing: a counted request that ends 400, 401, 402 or 413 gives its slot back. */
+export function installRateRefunds(app: FastifyInstance, access: AccessGate): void {
+  app.decorateRequest('rateTicket', null);
+  app.addHook('onResponse', (request, reply, done) => {
+    if (request.rateTicket && REFUNDED.has(reply.statusCode)) access.refund(request.rateTicket);
+    done();
+  });
 }
 
 export function principalOf(request: FastifyRequest): Principal {

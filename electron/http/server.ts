@@ -9,6 +9,7 @@ export interface ServerOptions {
   allowedHosts?: readonly string[];
   logger?: FastifyBaseLogger;
   studio?: HttpOptions['studio'];
+  allowAnonymous?: boolean;
 }
 
 export interface RunningServer {
@@ -26,6 +27,7 @@ export async function startHttpServer(gateway: Gateway, options: ServerOptions):
     ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.studio ? { studio: options.studio } : {}),
+    ...(options.allowAnonymous ? { allowAnonymous: true } : {}),
   });
   await app.listen({ host: options.host, port: options.port });
   const address = app.server.address();

@@ -15,6 +15,7 @@ import './styles/forms.css';
 import './styles/feedback.css';
 import './styles/tables.css';
 import './styles/views.css';
+import './styles/keys.css';
 
 const VIEW_KEY = 'mgw.studio.view';
 

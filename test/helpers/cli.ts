@@ -1,6 +1,6 @@
 // Runs the real mgw binary (bin/mgw.js over the compiled dist/) as a child process.
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { appendFileSync, existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export const MGW = fileURLToPath(new URL('../../bin/mgw.js', import.meta.url));
@@ -35,7 +35,7 @@ export function serve(args: string[], env: Record<string, string> = {}): Promise
   return new Promise((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error(`mgw serve did not start: ${out}`)), 20_000);
-    child.stderr.on('data', () => undefined);
+    child.stderr.on('data', (chunk: Buffer) => { if (process.env.MGW_TEST_SERVE_LOG) appendFileSync(process.env.MGW_TEST_SERVE_LOG, chunk); });
     child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       const match = /listening on (http:\/\/127\.0\.0\.1:\d+\/v1)/.exec(out);

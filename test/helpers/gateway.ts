@@ -8,6 +8,7 @@ import type { Clock } from '../../electron/core/clock.js';
 import { createGateway, startBackgroundWork, type Gateway } from '../../electron/core/gateway.js';
 import type { SchedulerOptions } from '../../electron/core/videos/video-scheduler.js';
 import type { Logger } from '../../electron/core/logger.js';
+import type { LimitOverrides } from '../../electron/core/access/limits.js';
 import type { UpstreamTimeouts } from '../../electron/core/providers/upstream/upstream-client.js';
 import { startHttpServer, type RunningServer } from '../../electron/http/server.js';
 
@@ -34,6 +35,8 @@ export interface TestGatewayOptions {
   background?: boolean;
   logger?: Logger;
   upstreamTimeouts?: UpstreamTimeouts;
+  allowAnonymous?: boolean;
+  limits?: LimitOverrides;
 }
 
 export async function startTestGateway(options: TestGatewayOptions = {}): Promise<TestGateway> {
@@ -44,12 +47,14 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     scheduler: options.scheduler ?? { intervalMs: 100 },
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.upstreamTimeouts ? { upstreamTimeouts: options.upstreamTimeouts } : {}),
+    ...(options.limits ? { limits: options.limits } : {}),
   });
   if (options.background !== false) await startBackgroundWork(gateway);
   const server = await startHttpServer(gateway, {
     host: '127.0.0.1',
     port: 0,
     ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
+    ...(options.allowAnonymous ? { allowAnonymous: true } : {}),
   });
   return {
     gateway,

@@ -122,6 +122,22 @@ describe('mgw keys and balance', () => {
     expect(run('providers', 'add', '--kind', 'openai', '--id', 'nourl').status).toBe(2);
   });
 
+  it('keys update changes the access type and allowance; keys usage reports requests, tokens and spend', async () => {
+    const key = JSON.parse(run('keys', 'create', '--access', 'free', '--json').stdout) as { id: string; token: string };
+    expect(run('keys', 'update', key.id, '--access', 'pro', '--allowance-usd', '3').status).toBe(0);
+    const shown = JSON.parse(run('balance', 'show', key.id, '--json').stdout);
+    expect(shown).toMatchObject({ access: 'pro', allowance_remaining_usd: '3.00000000' });
+    const ok = await postJson(`${server.baseUrl}/images/generations`, { model: 'local-image', prompt: 'usage', size: '256x256' }, key.token);
+    expect(ok.status).toBe(200);
+    await new Promise((r) => setTimeout(r, 400)); // usage rows are written in small batches
+    const usage = JSON.parse(run('keys', 'usage', key.id, '--json').stdout) as { totals: { requests: number; output_tokens: number; spend_usd: string } };
+    expect(usage.totals.requests).toBe(1);
+    expect(usage.totals.output_tokens).toBe(64);
+    expect(usage.totals.spend_usd).toBe((ok.body as { usage: { cost_usd: string } }).usage.cost_usd);
+    expect(run('keys', 'update', key.id).status).toBe(2);
+    expect(run('keys', 'update', key.id, '--access', 'gold').status).toBe(2);
+  });
+
   it('unknown key ids are reported in one line', () => {
     const result = run('balance', 'show', 'key_doesnotexist');
     expect(result.status).toBe(2);

@@ -18,7 +18,9 @@ const stubs = {
 };
 
 beforeAll(async () => {
-  t = await startTestGateway({ clock, background: false });
+  // Bursts of 200 creations: the owner raised the request windows for balance keys.
+  const burst = { perSecond: 1_000, perMinute: 10_000, perHour: 100_000 };
+  t = await startTestGateway({ clock, background: false, limits: { requests: { balance: burst } } });
   for (const [name, stub] of Object.entries(stubs)) {
     await addStubVideoModel(t.gateway, stub, `video-${name}`, { max_task_seconds: 60, partner_video: name === 'partner' });
   }

@@ -1,5 +1,6 @@
 // Who may use which model, and who pays. The contract's access table:
-//   free (and anonymous): turbo models that are not usage_based_only, paid by nobody;
+//   anonymous and free: turbo models that are not usage_based_only, paid by nobody (bounded by
+//   request windows and daily tokens instead);
 //   pro: every model, paid from the period allowance, then the topped-up balance;
 //   balance: every model, paid from the balance.
 import type { ModelRecord } from '../../../shared/api-types.js';
@@ -8,7 +9,7 @@ import type { Principal } from './principal.js';
 
 /** Throws 402 insufficient_balance, naming the access the model needs, when the caller lacks it. */
 export function assertModelAccess(principal: Principal, record: ModelRecord): void {
-  if (principal.access !== 'free') return;
+  if (paysWithMoney(principal)) return;
   if (record.tier !== 'turbo') {
     throw new GatewayError(
       'insufficient_balance',
@@ -24,4 +25,4 @@ export function assertModelAccess(principal: Principal, record: ModelRecord): vo
 }
 
 /** Whether requests of this principal move money (free access is bounded by quotas instead). */
-export const paysWithMoney = (principal: Principal): boolean => principal.access !== 'free';
+export const paysWithMoney = (principal: Principal): boolean => principal.access === 'pro' || principal.access === 'balance';

@@ -84,6 +84,23 @@ export class KeyService {
     return { key: await this.get(id), token };
   }
 
+  /** The owner changes a key's access type and/or its allowance per period. */
+  async update(id: string, changes: { access?: AccessType; allowanceNano?: number }): Promise<KeyInfo> {
+    const key = await this.get(id);
+    if (changes.access !== undefined && !ACCESS_TYPES.includes(changes.access)) {
+      throw new GatewayError('invalid_request', `Unknown access type ${String(changes.access)}.`, 'access');
+    }
+    await this.store.db
+      .updateTable('accounts')
+      .set({
+        ...(changes.access !== undefined ? { access_type: changes.access } : {}),
+        ...(changes.allowanceNano !== undefined ? { allowance_nano: changes.allowanceNano } : {}),
+      })
+      .where('id', '=', key.account_id)
+      .execute();
+    return this.get(id);
+  }
+
   async list(): Promise<KeyInfo[]> {
     const rows = await this.selectKeys().orderBy('api_keys.created_at', 'asc').execute();
     return rows.map(toInfo);

@@ -22,8 +22,9 @@ export class BillingService {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
+    periodMs: number = 30 * 86_400_000,
   ) {
-    this.moves = new HoldLedger(store.raw, clock);
+    this.moves = new HoldLedger(store.raw, clock, periodMs);
   }
 
   /** Money moved on an account (in this process); the studio pushes billing events from here. */
@@ -82,7 +83,8 @@ export class BillingService {
   }
 
   async view(accountId: string): Promise<BalanceView> {
-    const a = await this.getAccount(accountId);
+    // Through the money path, so an allowance period that ended shows as renewed.
+    const a = await this.store.txSync(() => this.moves.getAccount(accountId));
     return {
       account_id: a.id,
       access: a.access_type as AccessType,

@@ -27,11 +27,16 @@ export class HoldLedger {
   private readonly addBalance;
   private readonly insertLedger;
 
+  private readonly resetPeriod;
+
   constructor(
     raw: RawDb,
     private readonly clock: Clock,
+    /** Length of a pro allowance period. */
+    private readonly periodMs: number,
   ) {
     this.account = raw.prepare('select * from accounts where id = ?');
+    this.resetPeriod = raw.prepare('update accounts set allowance_used_nano = 0, period_started_at = ? where id = ?');
     this.holdById = raw.prepare("select * from holds where id = ? and status = 'active'");
     this.insertHold = raw.prepare(
       "insert into holds (id, account_id, amount_nano, status, purpose, ref, charged_nano, created_at, settled_at) values (?, ?, ?, 'active', ?, ?, 0, ?, null)",
@@ -47,10 +52,15 @@ export class HoldLedger {
     );
   }
 
+  /** The account, with its allowance period rolled forward when one has ended. */
   getAccount(accountId: string): AccountRow {
     const row = this.account.get(accountId) as AccountRow | undefined;
     if (!row) throw new GatewayError('not_found', `No account ${accountId}.`, 'account_id');
-    return row;
+    const elapsed = this.clock.now() - row.period_started_at;
+    if (elapsed < this.periodMs) return row;
+    const started = row.period_started_at + Math.floor(elapsed / this.periodMs) * this.periodMs;
+    this.resetPeriod.run(started, row.id);
+    return { ...row, allowance_used_nano: 0, period_started_at: started };
   }
 
   topUp(accountId: string, amountNano: number, ref: string): void {

@@ -2,6 +2,7 @@
 // estimated cost, run the provider, check what came back, charge the real usage.
 import type { ImageResult } from '../../../shared/api-types.js';
 import { assertModelAccess, paysWithMoney } from '../access/access-policy.js';
+import type { AccessGate } from '../access/access-gate.js';
 import type { Principal } from '../access/principal.js';
 import type { BillingService } from '../billing/billing-service.js';
 import { formatUsd } from '../billing/money.js';
@@ -32,6 +33,7 @@ export class ImageService {
     private readonly catalog: CatalogService,
     private readonly providers: ProviderRegistry,
     private readonly billing: BillingService,
+    private readonly access: AccessGate,
   ) {}
 
   async generate(principal: Principal, request: GenerateImageRequest): Promise<ImageResult> {
@@ -75,9 +77,10 @@ export class ImageService {
     run: () => Promise<ImageOutcome>,
   ): Promise<ImageResult> {
     const pricing = entry.record.pricing;
-    const hold = paysWithMoney(principal)
-      ? await this.billing.reserve(principal.accountId, tokenCostNano(pricing, estimate), 'image', entry.record.id)
-      : null;
+    const paid = paysWithMoney(principal);
+    // Callers who pay no money are bounded by daily tokens instead (checked before any work).
+    if (!paid) await this.access.checkDailyTokens(principal, estimate.input_tokens + estimate.output_tokens);
+    const hold = paid ? await this.billing.reserve(principal.accountId, tokenCostNano(pricing, estimate), 'image', entry.record.id) : null;
     let outcome: ImageOutcome;
     try {
       outcome = await run();
@@ -89,6 +92,13 @@ export class ImageService {
       throw error;
     }
     const charged = hold ? ((await this.billing.consume(hold.holdId, tokenCostNano(pricing, outcome.usage))) ?? 0) : 0;
+    this.access.record({
+      principal: principal.keyId,
+      model: entry.record.id,
+      inputTokens: outcome.usage.input_tokens + (outcome.usage.cache_tokens ?? 0),
+      outputTokens: outcome.usage.output_tokens,
+      spendNano: charged,
+    });
     return { data: [{ b64_json: outcome.b64 ?? outcome.bytes.toString('base64') }], usage: { cost_usd: formatUsd(charged) } };
   }
 }

@@ -179,6 +179,23 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0005_usage_daily': {
+    async up(db: Kysely<unknown>) {
+      // Per key (or anonymous address), per UTC day and model: what daily quotas and the owner's
+      // usage reports read.
+      await db.schema
+        .createTable('usage_daily')
+        .addColumn('principal', 'text', (c) => c.notNull())
+        .addColumn('day', 'text', (c) => c.notNull())
+        .addColumn('model', 'text', (c) => c.notNull())
+        .addColumn('requests', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('input_tokens', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('output_tokens', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('spend_nano', 'integer', (c) => c.notNull().defaultTo(0))
+        .addPrimaryKeyConstraint('usage_daily_pk', ['principal', 'day', 'model'])
+        .execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

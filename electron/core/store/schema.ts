@@ -136,7 +136,19 @@ export interface ProvidersTable {
   updated_at: number;
 }
 
+export interface UsageDailyTable {
+  /** A key id, or anon:<client address>. */
+  principal: string;
+  day: string;
+  model: string;
+  requests: number;
+  input_tokens: number;
+  output_tokens: number;
+  spend_nano: number;
+}
+
 export interface Database {
+  usage_daily: UsageDailyTable;
   providers: ProvidersTable;
   gallery: GalleryTable;
   request_log: RequestLogTable;

@@ -57,6 +57,15 @@ export const STUDIO_INPUT_SCHEMAS: { [M in StudioMethod]: TSchema } = {
   ),
   'keys.revoke': Type.Object({ id: Id }, { additionalProperties: false }),
   'keys.topUp': Type.Object({ id: Id, usd: Usd }, { additionalProperties: false }),
+  'keys.update': Type.Object(
+    {
+      id: Id,
+      access: Type.Optional(Type.Union([Type.Literal('free'), Type.Literal('pro'), Type.Literal('balance')])),
+      allowance_usd: Type.Optional(Usd),
+    },
+    { additionalProperties: false },
+  ),
+  'keys.usage': Type.Object({ id: Id }, { additionalProperties: false }),
   'activity.list': Type.Object({ limit: Limit }, { additionalProperties: false }),
   'providers.list': Empty,
   'providers.add': Type.Object(

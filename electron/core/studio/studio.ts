@@ -68,6 +68,8 @@ export async function createStudio(gateway: Gateway, options: StudioOptions): Pr
     }
     const started = performance.now();
     const handler = handlers[name] as (value: unknown) => Promise<unknown>;
+    // Studio creations count against the owner's request windows like API requests do.
+    const ticket = LOGGED.has(name) && name !== 'videos.cancel' ? gateway.access.admit(owner) : null;
     let status = 200;
     let output: unknown;
     try {
@@ -75,6 +77,7 @@ export async function createStudio(gateway: Gateway, options: StudioOptions): Pr
       return output;
     } catch (error) {
       status = error instanceof GatewayError ? error.status : 500;
+      if (ticket && [400, 402, 413].includes(status)) gateway.access.refund(ticket);
       throw error;
     } finally {
       if (LOGGED.has(name)) {

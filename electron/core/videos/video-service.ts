@@ -1,5 +1,6 @@
 // Video tasks: create (validate, hold, insert, submit), read, list, cancel, and content.
 import type { VideoTask, VideoTaskList } from '../../../shared/api-types.js';
+import type { AccessGate } from '../access/access-gate.js';
 import { assertModelAccess } from '../access/access-policy.js';
 import type { Principal } from '../access/principal.js';
 import type { BillingService } from '../billing/billing-service.js';
@@ -37,6 +38,7 @@ export class VideoService {
     private readonly scheduler: VideoScheduler,
     private readonly clock: Clock,
     private readonly logger: Logger,
+    private readonly access: AccessGate,
   ) {}
 
   async create(principal: Principal, input: VideoCreateInput, idempotencyKey: string | undefined, contentUrl: ContentUrl): Promise<VideoTask> {
@@ -101,7 +103,7 @@ export class VideoService {
     }
     if (existing) {
       await this.files.removeReferences(referenceFiles);
-      return toVideoTask(await this.tasks.getOwned(principal.accountId, existing), contentUrl);
+      return toVideoTask(await this.tasks.getOwned(principal, existing), contentUrl);
     }
 
     const row = (await this.tasks.get(taskId))!;
@@ -115,11 +117,12 @@ export class VideoService {
       throw error instanceof GatewayError ? error : new GatewayError('upstream_unavailable', 'The video provider did not accept the task.');
     }
     this.scheduler.poke();
+    this.access.record({ principal: principal.keyId, model: record.id, inputTokens: 0, outputTokens: 0, spendNano: 0 });
     return toVideoTask((await this.tasks.get(taskId))!, contentUrl);
   }
 
   async get(principal: Principal, id: string, contentUrl: ContentUrl): Promise<VideoTask> {
-    return toVideoTask(await this.tasks.getOwned(principal.accountId, id), contentUrl);
+    return toVideoTask(await this.tasks.getOwned(principal, id), contentUrl);
   }
 
   async list(principal: Principal, query: { limit?: unknown; after?: unknown; order?: unknown }, contentUrl: ContentUrl): Promise<VideoTaskList> {
@@ -129,7 +132,7 @@ export class VideoService {
     }
     if (query.order !== undefined && query.order !== 'asc' && query.order !== 'desc') throw invalid('order must be asc or desc.', 'order');
     if (query.after !== undefined && typeof query.after !== 'string') throw invalid('after must be a task id.', 'after');
-    const { rows, hasMore } = await this.tasks.list(principal.accountId, {
+    const { rows, hasMore } = await this.tasks.list(principal, {
       limit,
       order: (query.order as 'asc' | 'desc' | undefined) ?? 'desc',
       ...(query.after ? { after: query.after as string } : {}),
@@ -140,7 +143,7 @@ export class VideoService {
 
   /** Cancels a queued or running task: upstream cancel, hold released, failed with code "cancelled". */
   async cancel(principal: Principal, id: string, contentUrl: ContentUrl): Promise<VideoTask> {
-    const row = await this.tasks.getOwned(principal.accountId, id);
+    const row = await this.tasks.getOwned(principal, id);
     if ((ACTIVE_STATUSES as readonly string[]).includes(row.status)) {
       const ended = await this.tasks.fail(id, 'failed', 'cancelled', 'The task was cancelled by its owner.');
       if (ended) await this.scheduler.cancelUpstream(row);
@@ -149,7 +152,7 @@ export class VideoService {
   }
 
   async content(principal: Principal, id: string): Promise<VideoContent> {
-    const row = await this.tasks.getOwned(principal.accountId, id);
+    const row = await this.tasks.getOwned(principal, id);
     if (row.status !== 'completed') {
       throw new GatewayError('video_not_ready', `The video is not ready: the task is ${row.status}.`);
     }

@@ -4,6 +4,7 @@
 import type { BillingService } from '../billing/billing-service.js';
 import type { Clock } from '../clock.js';
 import { GatewayError } from '../errors.js';
+import { isAnonymous, type Principal } from '../access/principal.js';
 import type { VideoOutput } from '../providers/provider.js';
 import type { Db, Store } from '../store/database.js';
 import type { VideoTaskRow, VideoTasksTable } from '../store/schema.js';
@@ -21,23 +22,31 @@ export class VideoTaskStore {
     private readonly store: Store,
     private readonly billing: BillingService,
     private readonly clock: Clock,
+    /** Told the charge of every completed task, for per-key usage. */
+    private readonly onCharged: (row: VideoTaskRow, chargedNano: number) => void = () => undefined,
   ) {}
 
   async get(id: string, trx: Db = this.store.db): Promise<VideoTaskRow | undefined> {
     return trx.selectFrom('video_tasks').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
-  /** Another account's task and a missing task look the same: 404, existence not revealed. */
-  async getOwned(accountId: string, id: string): Promise<VideoTaskRow> {
+  /**
+   * Another caller's task and a missing task look the same: 404, existence not revealed.
+   * Anonymous callers share one account, so their tasks are told apart by address too.
+   */
+  async getOwned(owner: Principal, id: string): Promise<VideoTaskRow> {
     const row = await this.get(id);
-    if (!row || row.account_id !== accountId) throw new GatewayError('not_found', `No video task ${id}.`, 'id');
+    if (!row || row.account_id !== owner.accountId || (isAnonymous(owner) && row.key_id !== owner.keyId)) {
+      throw new GatewayError('not_found', `No video task ${id}.`, 'id');
+    }
     return row;
   }
 
-  async list(accountId: string, options: ListOptions): Promise<{ rows: VideoTaskRow[]; hasMore: boolean }> {
-    let query = this.store.db.selectFrom('video_tasks').selectAll().where('account_id', '=', accountId);
+  async list(owner: Principal, options: ListOptions): Promise<{ rows: VideoTaskRow[]; hasMore: boolean }> {
+    let query = this.store.db.selectFrom('video_tasks').selectAll().where('account_id', '=', owner.accountId);
+    if (isAnonymous(owner)) query = query.where('key_id', '=', owner.keyId);
     if (options.after) {
-      const cursor = await this.getOwned(accountId, options.after).catch(() => {
+      const cursor = await this.getOwned(owner, options.after).catch(() => {
         throw new GatewayError('invalid_request', `after must be the id of one of your tasks.`, 'after');
       });
       const cmp = options.order === 'desc' ? '<' : '>';
@@ -105,6 +114,7 @@ export class VideoTaskStore {
         })
         .where('id', '=', id)
         .execute();
+      this.onCharged(row, charged);
       return true;
     });
   }

@@ -3,7 +3,8 @@ import type { ImageResult } from '../../../shared/api-types.js';
 import type { Gateway } from '../../core/gateway.js';
 import { parseUsd } from '../../core/billing/money.js';
 import { invalid } from '../../core/errors.js';
-import { makeAuthenticate, principalOf } from '../auth.js';
+import { principalOf } from '../auth.js';
+import type { RouteGuards } from '../route-guards.js';
 import { readMultipartForm } from '../multipart-form.js';
 import { IMAGE_EDIT_TEXT_FIELDS, ImageGenerationBody } from '../schemas.js';
 
@@ -12,11 +13,11 @@ const JSON_BODY_LIMIT = 1024 * 1024;
 const DEFAULT_MAX_FILE_BYTES = 8 * 1024 * 1024;
 const MAX_FIELD_BYTES = 256 * 1024;
 
-export function registerImageGenerationRoute(app: FastifyInstance, gateway: Gateway): void {
+export function registerImageGenerationRoute(app: FastifyInstance, gateway: Gateway, guards: RouteGuards): void {
   app.post<{ Body: ImageGenerationBody }>(
     '/v1/images/generations',
     {
-      onRequest: makeAuthenticate(gateway.keys),
+      onRequest: guards.creation,
       bodyLimit: JSON_BODY_LIMIT,
       config: { contentType: 'application/json' },
       schema: { body: ImageGenerationBody },
@@ -31,11 +32,10 @@ export function registerImageGenerationRoute(app: FastifyInstance, gateway: Gate
 }
 
 /** Registered in the upload context, where the multipart parser lives. */
-export function registerImageEditRoute(app: FastifyInstance, gateway: Gateway): void {
-  const authenticate = makeAuthenticate(gateway.keys);
+export function registerImageEditRoute(app: FastifyInstance, gateway: Gateway, guards: RouteGuards): void {
   app.post(
     '/v1/images/edits',
-    { onRequest: authenticate, config: { contentType: 'multipart/form-data' } },
+    { onRequest: guards.creation, config: { contentType: 'multipart/form-data' } },
     async (request, reply) => {
       const limits = await editLimits(gateway);
       const form = await readMultipartForm(request, {

@@ -3,7 +3,8 @@ import type { Gateway } from '../../core/gateway.js';
 import { parseUsd } from '../../core/billing/money.js';
 import { GatewayError, invalid } from '../../core/errors.js';
 import { VIDEO_FIELDS, type VideoCreateInput } from '../../core/videos/video-request.js';
-import { makeAuthenticate, principalOf } from '../auth.js';
+import { principalOf } from '../auth.js';
+import type { RouteGuards } from '../route-guards.js';
 import { readMultipartForm } from '../multipart-form.js';
 import { VideoCreateBody, VideoIdParams, VideoListQuery } from '../schemas.js';
 import { sendFileWithRanges } from '../send-file-range.js';
@@ -23,13 +24,12 @@ function taskId(request: FastifyRequest<{ Params: VideoIdParams }>): string {
   return id;
 }
 
-export function registerVideoRoutes(app: FastifyInstance, gateway: Gateway): void {
-  const authenticate = makeAuthenticate(gateway.keys);
+export function registerVideoRoutes(app: FastifyInstance, gateway: Gateway, guards: RouteGuards): void {
 
   app.post<{ Body: VideoCreateBody }>(
     '/v1/videos',
     {
-      onRequest: authenticate,
+      onRequest: guards.creation,
       config: { contentType: 'application/json or multipart/form-data' },
       // Only JSON bodies have a schema; multipart forms are checked part by part while streaming.
       schema: { body: { content: { 'application/json': { schema: VideoCreateBody } } } },
@@ -46,21 +46,21 @@ export function registerVideoRoutes(app: FastifyInstance, gateway: Gateway): voi
 
   app.get<{ Querystring: VideoListQuery }>(
     '/v1/videos',
-    { onRequest: authenticate, schema: { querystring: VideoListQuery } },
+    { onRequest: guards.read, schema: { querystring: VideoListQuery } },
     async (request) => gateway.videos.list(principalOf(request), request.query, contentUrlFor(request)),
   );
 
-  app.get<{ Params: VideoIdParams }>('/v1/videos/:id', { onRequest: authenticate }, async (request) =>
+  app.get<{ Params: VideoIdParams }>('/v1/videos/:id', { onRequest: guards.read }, async (request) =>
     gateway.videos.get(principalOf(request), taskId(request), contentUrlFor(request)),
   );
 
-  app.delete<{ Params: VideoIdParams }>('/v1/videos/:id', { onRequest: authenticate }, async (request) =>
+  app.delete<{ Params: VideoIdParams }>('/v1/videos/:id', { onRequest: guards.read }, async (request) =>
     gateway.videos.cancel(principalOf(request), taskId(request), contentUrlFor(request)),
   );
 
   app.get<{ Params: VideoIdParams; Querystring: { variant?: string } }>(
     '/v1/videos/:id/content',
-    { onRequest: authenticate },
+    { onRequest: guards.read },
     async (request, reply) => {
       const variant = request.query.variant;
       if (variant !== undefined && variant !== 'video') {

@@ -30,3 +30,6 @@ export function formatMs(ms: number): string {
 }
 
 export const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** Whole counts with thousands separators, the same in every locale: 1234567 -> "1,234,567". */
+export const formatCount = (n: number): string => Math.round(n).toLocaleString('en-US');

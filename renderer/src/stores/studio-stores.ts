@@ -49,12 +49,17 @@ export function connectStudioEvents(stores: StudioStores, client: Pick<StudioCli
       }
     }),
     client.on('catalog.changed', () => void stores.catalog.getState().load()),
-    client.on('billing.changed', () => {
+    client.on('billing.changed', ({ account_id }) => {
       void stores.billing.getState().load();
       // Key balances are shown in the Keys view: refresh them only once that view was opened.
       if (stores.keys.getState().loaded) void stores.keys.getState().load();
+      // A charge settling later (a video) changes the spend of an open usage panel.
+      stores.keys.getState().refreshUsage({ accountId: account_id });
     }),
-    client.on('activity.added', ({ entry }) => stores.activity.getState().add(entry)),
+    client.on('activity.added', ({ entry }) => {
+      stores.activity.getState().add(entry);
+      stores.keys.getState().refreshUsage({ keyId: entry.key_id });
+    }),
     // Events may have been lost while the stream was down: reload what is on screen.
     client.onReconnect(() => {
       void stores.catalog.getState().load();
@@ -62,6 +67,7 @@ export function connectStudioEvents(stores: StudioStores, client: Pick<StudioCli
       void stores.videos.getState().load();
       if (stores.activity.getState().loaded) void stores.activity.getState().load();
       if (stores.keys.getState().loaded) void stores.keys.getState().load();
+      if (stores.keys.getState().usageKeyId) void stores.keys.getState().loadUsage();
       if (stores.providers.getState().loaded) void stores.providers.getState().load();
     }),
   ];

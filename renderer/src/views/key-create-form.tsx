@@ -6,7 +6,7 @@ import { SelectField } from '../components/select-field';
 import { useStores } from '../stores/stores-context';
 import { useStore } from '../stores/use-store';
 
-const ACCESS_OPTIONS = [
+export const ACCESS_OPTIONS = [
   { value: 'free', label: 'free: turbo models, no charge' },
   { value: 'pro', label: 'pro: allowance, then balance' },
   { value: 'balance', label: 'balance: pays from its balance' },

@@ -1,63 +1,12 @@
-// API keys: create (token shown once), list with balances, revoke, top up.
+// API keys: create (token shown once), list with balances, revoke, top up, change access, and
+// per key a usage panel.
 import { useEffect } from 'react';
 import { ErrorMessage } from '../components/alert';
-import { formatTime, formatUsd } from '../lib/format';
-import type { KeyRow } from '../stores/keys-store';
 import { useStores } from '../stores/stores-context';
 import { useStore } from '../stores/use-store';
 import { KeyCreateForm } from './key-create-form';
+import { KeyTableRow } from './key-row';
 import { NewKeyPanel } from './new-key-panel';
-import { TopUpForm } from './top-up-form';
-
-function KeyTableRow({ row, error, isOwner }: { row: KeyRow; error: string | null; isOwner: boolean }) {
-  const { keys } = useStores();
-  const revoked = row.revoked_at !== null;
-  return (
-    <>
-      <tr className={revoked ? 'row-muted' : undefined}>
-        <td>
-          <strong>{row.label || '—'}</strong>
-          <div className="muted mono">{row.id}</div>
-        </td>
-        <td>
-          <span className={`badge ${row.access === 'free' ? '' : 'badge-accent'}`}>{row.access}</span>
-          {isOwner ? (
-            <div className="muted small" title="The studio's own key">studio</div>
-          ) : null}
-        </td>
-        <td className="mono">{row.token_hint}</td>
-        <td>
-          {revoked ? <span className="badge badge-danger">revoked</span> : <span className="badge badge-success">active</span>}
-          <div className="muted small nowrap">{formatTime(revoked ? row.revoked_at : row.created_at)}</div>
-        </td>
-        <td className="num">
-          {formatUsd(row.balance.available_usd)}
-          <div className="muted small">balance {formatUsd(row.balance.balance_usd)}</div>
-          <div className="muted small">allowance {formatUsd(row.balance.allowance_remaining_usd)}</div>
-        </td>
-        <td>
-          {revoked ? null : (
-            <div className="row-actions">
-              <TopUpForm compact label={`Top up ${row.label || row.id} (USD)`} onTopUp={(usd) => keys.getState().topUp(row.id, usd)} />
-              {isOwner ? null : (
-                <button type="button" className="btn btn-small btn-danger" onClick={() => void keys.getState().revoke(row.id)}>
-                  Revoke
-                </button>
-              )}
-            </div>
-          )}
-        </td>
-      </tr>
-      {error ? (
-        <tr>
-          <td colSpan={6}>
-            <ErrorMessage message={error} />
-          </td>
-        </tr>
-      ) : null}
-    </>
-  );
-}
 
 export function KeysView() {
   const { keys } = useStores();
@@ -66,11 +15,12 @@ export function KeysView() {
   const error = useStore(keys, (s) => s.error);
   const created = useStore(keys, (s) => s.created);
   const apiBaseUrl = useStore(keys, (s) => s.apiBaseUrl);
-  const actionError = useStore(keys, (s) => s.actionError);
   const ownerKeyId = useStore(keys, (s) => s.ownerKeyId);
 
   useEffect(() => {
     void keys.getState().load();
+    // An open usage panel reloads on every event concerning its key: not while it is off screen.
+    return () => keys.getState().closeUsage();
   }, [keys]);
 
   return (
@@ -99,12 +49,7 @@ export function KeysView() {
           </thead>
           <tbody>
             {rows.map((row) => (
-              <KeyTableRow
-                key={row.id}
-                row={row}
-                isOwner={row.id === ownerKeyId}
-                error={actionError?.id === row.id ? actionError.message : null}
-              />
+              <KeyTableRow key={row.id} row={row} isOwner={row.id === ownerKeyId} />
             ))}
           </tbody>
         </table>

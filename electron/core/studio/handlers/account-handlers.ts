@@ -1,4 +1,5 @@
 import { formatUsd, parseUsd } from '../../billing/money.js';
+import { keyUsage } from '../../access/key-usage.js';
 import { invalid } from '../../errors.js';
 import type { StudioContext, StudioHandlers } from '../studio-context.js';
 
@@ -10,7 +11,10 @@ const usd = (text: string, param: string): number => {
 
 export function accountHandlers(
   ctx: StudioContext,
-): Pick<StudioHandlers, 'billing.summary' | 'billing.topUp' | 'keys.list' | 'keys.create' | 'keys.revoke' | 'keys.topUp' | 'activity.list'> {
+): Pick<
+  StudioHandlers,
+  'billing.summary' | 'billing.topUp' | 'keys.list' | 'keys.create' | 'keys.revoke' | 'keys.topUp' | 'keys.update' | 'keys.usage' | 'activity.list'
+> {
   const { gateway, owner } = ctx;
   return {
     'billing.summary': async () => {
@@ -53,6 +57,14 @@ export function accountHandlers(
     'keys.topUp': async (input) => ({
       balance: await gateway.billing.topUp(await gateway.keys.accountOf(input.id), usd(input.usd, 'usd'), 'top-up via studio'),
     }),
+    'keys.update': async (input) => {
+      const key = await gateway.keys.update(input.id, {
+        ...(input.access !== undefined ? { access: input.access } : {}),
+        ...(input.allowance_usd !== undefined ? { allowanceNano: usd(input.allowance_usd, 'allowance_usd') } : {}),
+      });
+      return { key, balance: await gateway.billing.view(key.account_id) };
+    },
+    'keys.usage': async (input) => ({ usage: await keyUsage(gateway, input.id) }),
     'activity.list': async (input) => ({ entries: await gateway.activity.recent(input.limit ?? 100) }),
   };
 }

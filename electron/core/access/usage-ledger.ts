@@ -1,0 +1,118 @@
+// Usage per principal (key id or anonymous address), UTC day and model: requests, tokens and
+// spend. Daily token quotas read today's token total from memory (loaded once per principal and
+// day); rows are upserted in small batches off the request path.
+import type { Store } from '../store/database.js';
+import type { Logger } from '../logger.js';
+
+export interface UsageRecord {
+  principal: string;
+  model: string;
+  requests: number;
+  inputTokens: number;
+  outputTokens: number;
+  spendNano: number;
+}
+
+export interface UsageRow {
+  day: string;
+  model: string;
+  requests: number;
+  input_tokens: number;
+  output_tokens: number;
+  spend_nano: number;
+}
+
+const FLUSH_MS = 200;
+export const utcDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
+
+export class UsageLedger {
+  private readonly today = new Map<string, { day: string; tokens: number }>();
+  private pending = new Map<string, UsageRecord & { day: string }>();
+  private timer: NodeJS.Timeout | null = null;
+  private flushing: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly store: Store,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Tokens used today by this principal, including what is not yet written. */
+  async tokensToday(principal: string, now: number): Promise<number> {
+    const day = utcDay(now);
+    const cached = this.today.get(principal);
+    if (cached && cached.day === day) return cached.tokens;
+    const row = await this.store.db
+      .selectFrom('usage_daily')
+      .select((eb) => eb.fn.sum<number>(eb('input_tokens', '+', eb.ref('output_tokens'))).as('tokens'))
+      .where('principal', '=', principal)
+      .where('day', '=', day)
+      .executeTakeFirst();
+    let tokens = Number(row?.tokens ?? 0);
+    for (const pending of this.pending.values()) {
+      if (pending.principal === principal && pending.day === day) tokens += pending.inputTokens + pending.outputTokens;
+    }
+    this.today.set(principal, { day, tokens });
+    return tokens;
+  }
+
+  record(usage: UsageRecord, now: number): void {
+    const day = utcDay(now);
+    const cached = this.today.get(usage.principal);
+    if (cached && cached.day === day) cached.tokens += usage.inputTokens + usage.outputTokens;
+    const key = `${usage.principal}\u0000${day}\u0000${usage.model}`;
+    const pending = this.pending.get(key);
+    if (pending) {
+      pending.requests += usage.requests;
+      pending.inputTokens += usage.inputTokens;
+      pending.outputTokens += usage.outputTokens;
+      pending.spendNano += usage.spendNano;
+    } else this.pending.set(key, { ...usage, day });
+    this.timer ??= setTimeout(() => void this.flush(), FLUSH_MS);
+  }
+
+  async flush(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const batch = [...this.pending.values()];
+    this.pending = new Map();
+    if (batch.length === 0) return this.flushing;
+    this.flushing = this.flushing.then(() => this.write(batch));
+    return this.flushing;
+  }
+
+  /** Usage rows of one principal, newest day first. */
+  async rows(principal: string, days = 90): Promise<UsageRow[]> {
+    await this.flush();
+    return this.store.db
+      .selectFrom('usage_daily')
+      .select(['day', 'model', 'requests', 'input_tokens', 'output_tokens', 'spend_nano'])
+      .where('principal', '=', principal)
+      .orderBy('day', 'desc')
+      .orderBy('model')
+      .limit(days * 20)
+      .execute();
+  }
+
+  private async write(batch: (UsageRecord & { day: string })[]): Promise<void> {
+    try {
+      await this.store.tx(async (trx) => {
+        for (const u of batch) {
+          await trx
+            .insertInto('usage_daily')
+            .values({ principal: u.principal, day: u.day, model: u.model, requests: u.requests, input_tokens: u.inputTokens, output_tokens: u.outputTokens, spend_nano: u.spendNano })
+            .onConflict((oc) =>
+              oc.columns(['principal', 'day', 'model']).doUpdateSet((eb) => ({
+                requests: eb('usage_daily.requests', '+', u.requests),
+                input_tokens: eb('usage_daily.input_tokens', '+', u.inputTokens),
+                output_tokens: eb('usage_daily.output_tokens', '+', u.outputTokens),
+                spend_nano: eb('usage_daily.spend_nano', '+', u.spendNano),
+              })),
+            )
+            .execute();
+        }
+      });
+    } catch (error) {
+      this.logger.warn({ err: error, rows: batch.length }, 'could not write usage');
+    }
+  }
+}

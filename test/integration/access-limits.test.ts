@@ -1,0 +1,222 @@
+// Access types x tiers x usage_based_only, who pays (allowance, then balance), the allowance
+// period, daily token quotas with the UTC day rollover, each request window, the rate-limit
+// headers, anonymous callers, and that refusals cost nothing. Time is an injected clock.
+import { request as httpRequest } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ModelRecord } from '../../shared/api-types.js';
+import { startTestGateway, USD, type TestGateway } from '../helpers/gateway.js';
+import { errorOf, postJson, request, type RawResponse } from '../helpers/http.js';
+
+let now = Date.parse('2026-11-21T10:00:00.000Z');
+const clock = { now: () => now };
+let t: TestGateway;
+
+const QUOTA = 3_000;
+beforeAll(async () => {
+  t = await startTestGateway({ clock, allowAnonymous: true, background: false, limits: { dailyTokens: { anonymous: 100_000, free: QUOTA } } });
+  const base = (await t.gateway.catalog.find('local-image'))!.record;
+  const put = (record: ModelRecord) => t.gateway.catalog.put({ record, providerId: 'local', upstreamModel: record.id });
+  await put({ ...base, id: 'turbo-paid', usage_based_only: true });
+  await put({ ...base, id: 'pro-open', tier: 'pro', usage_based_only: false });
+});
+afterAll(() => t.close());
+
+/** A fresh second for every request, so tests of access do not trip the request windows. */
+function tick(ms = 1_000): void {
+  now += ms;
+}
+
+const url = () => `${t.baseUrl}/images/generations`;
+const gen = (token: string | undefined, model = 'local-image') => postJson(url(), { model, prompt: 'a cat', size: '256x256' }, token);
+
+describe('access type x tier x usage_based_only', () => {
+  const models = { 'local-image': 'turbo', 'turbo-paid': 'turbo, usage-based', 'pro-open': 'pro', 'local-image-pro': 'pro, usage-based' } as const;
+  const open: Record<string, string[]> = {
+    anonymous: ['local-image'],
+    free: ['local-image'],
+    pro: Object.keys(models),
+    balance: Object.keys(models),
+  };
+
+  it.each(['anonymous', 'free', 'pro', 'balance'] as const)('%s', async (access) => {
+    const token =
+      access === 'anonymous' ? undefined : (await t.key(access, access === 'pro' ? { allowanceNano: 5 * USD } : access === 'balance' ? { balanceNano: 5 * USD } : {})).token;
+    for (const model of Object.keys(models)) {
+      tick();
+      const response = await gen(token, model);
+      if (open[access]!.includes(model)) {
+        expect(response.status, `${access} -> ${model}`).toBe(200);
+      } else {
+        expect(response.status, `${access} -> ${model}`).toBe(402);
+        expect(errorOf(response).code).toBe('insufficient_balance');
+        expect(errorOf(response).message).toMatch(/Pro subscription or a topped-up balance|paid usage/);
+      }
+    }
+  });
+
+  it('pro and balance keys without funds get 402 even for turbo models; free ones pay nothing', async () => {
+    const pro = await t.key('pro');
+    const balance = await t.key('balance');
+    const free = await t.key('free');
+    tick();
+    expect((await gen(pro.token)).status).toBe(402);
+    expect((await gen(balance.token)).status).toBe(402);
+    const ok = await gen(free.token);
+    expect((ok.body as { usage: { cost_usd: string } }).usage.cost_usd).toBe('0.00000000');
+  });
+});
+
+describe('who pays: pro allowance, then balance; the period renews', () => {
+  it('rolls over from allowance into balance, then 402; a new period renews the allowance', async () => {
+    const record = (await t.gateway.catalog.find('local-image-pro'))!.record;
+    const minimum = Math.round(record.pricing.minimum_request_price_usd! * USD);
+    const key = await t.key('pro', { allowanceNano: 2 * minimum, balanceNano: minimum });
+    const view = () => t.gateway.billing.view(key.accountId);
+    for (const expected of [
+      { allowance_remaining_usd: '0.01000000', balance_usd: '0.01000000' },
+      { allowance_remaining_usd: '0.00000000', balance_usd: '0.01000000' },
+      { allowance_remaining_usd: '0.00000000', balance_usd: '0.00000000' },
+    ]) {
+      tick();
+      expect((await gen(key.token, 'local-image-pro')).status).toBe(200);
+      expect(await view()).toMatchObject(expected);
+    }
+    tick();
+    expect((await gen(key.token, 'local-image-pro')).status).toBe(402);
+    now += 30 * 86_400_000; // the owner's period (30 days by default) ends
+    expect((await view()).allowance_remaining_usd).toBe('0.02000000');
+    expect((await gen(key.token, 'local-image-pro')).status).toBe(200);
+  });
+});
+
+describe('daily token quota (UTC day)', () => {
+  it('refuses with 429 rate_limit_exceeded and Retry-After to midnight once used up; the next UTC day resets it', async () => {
+    const key = await t.key('free');
+    // 256x256 is 64 output tokens plus a few prompt tokens: about 46 requests fit in 3,000 tokens.
+    let refused: RawResponse | null = null;
+    let accepted = 0;
+    for (let i = 0; i < 60 && !refused; i++) {
+      tick();
+      const response = await gen(key.token);
+      if (response.status === 429) refused = response;
+      else {
+        expect(response.status).toBe(200);
+        accepted++;
+      }
+    }
+    expect(accepted).toBeGreaterThan(30);
+    expect(refused).not.toBeNull();
+    expect(errorOf(refused!)).toMatchObject({ code: 'rate_limit_exceeded' });
+    expect(errorOf(refused!).message).toMatch(/Daily token quota/);
+    const midnight = Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth(), new Date(now).getUTCDate() + 1);
+    expect(Number(refused!.headers.get('retry-after'))).toBe(Math.ceil((midnight - now) / 1000));
+    now = midnight + 1_000;
+    expect((await gen(key.token)).status).toBe(200);
+  });
+});
+
+describe('request windows', () => {
+  it('anonymous: 1/s, 10/min, 60/h, each window with its Retry-After; headers on every response', async () => {
+    now = Date.parse('2026-11-22T12:00:00.000Z');
+    const first = await gen(undefined);
+    expect(first.status).toBe(200);
+    expect(first.headers.get('x-ratelimit-limit-requests')).toBe('1');
+    expect(first.headers.get('x-ratelimit-remaining-requests')).toBe('0');
+    expect(first.headers.get('x-ratelimit-reset-requests')).toBe('1s');
+    const second = await gen(undefined);
+    expect(second.status).toBe(429);
+    expect(errorOf(second).code).toBe('rate_limit_exceeded');
+    expect(second.headers.get('retry-after')).toBe('1');
+
+    for (let i = 1; i < 10; i++) {
+      now += 1_000;
+      expect((await gen(undefined)).status).toBe(200);
+    }
+    now += 1_000; // 11th in this minute
+    const minute = await gen(undefined);
+    expect(minute.status).toBe(429);
+    expect(Number(minute.headers.get('retry-after'))).toBe(Math.ceil((60_000 - (now % 60_000)) / 1000));
+
+    for (let m = 1; m < 6; m++) {
+      now = Date.parse('2026-11-22T12:00:00.000Z') + m * 60_000;
+      for (let i = 0; i < 10; i++) {
+        now += 1_000;
+        expect((await gen(undefined)).status, `minute ${m} request ${i}`).toBe(200);
+      }
+    }
+    now = Date.parse('2026-11-22T12:06:30.000Z'); // 60 used this hour
+    const hour = await gen(undefined);
+    expect(hour.status).toBe(429);
+    expect(Number(hour.headers.get('retry-after'))).toBe(Math.ceil((Date.parse('2026-11-22T13:00:00.000Z') - now) / 1000));
+    now = Date.parse('2026-11-22T13:00:01.000Z');
+    expect((await gen(undefined)).status).toBe(200);
+  });
+
+  it('free: 2/s and 40/min; paid access has its owner-set higher windows', async () => {
+    now = Date.parse('2026-11-23T08:00:00.000Z');
+    const free = await t.key('free');
+    expect((await gen(free.token)).headers.get('x-ratelimit-limit-requests')).toBe('2');
+    expect((await gen(free.token)).status).toBe(200);
+    expect((await gen(free.token)).status).toBe(429);
+    const paid = await t.key('balance', { balanceNano: USD });
+    const response = await gen(paid.token);
+    expect(response.headers.get('x-ratelimit-limit-requests')).toBe('20');
+  });
+
+  it('anonymous callers are told apart by client address', async () => {
+    now = Date.parse('2026-11-23T09:00:00.000Z');
+    // Linux routes all of 127.0.0.0/8 to loopback, so a request can come from 127.0.0.2 or .3.
+    const call = (localAddress: string) =>
+      new Promise<number>((resolve, reject) => {
+        const body = JSON.stringify({ model: 'local-image', prompt: 'x', size: '256x256' });
+        const req = httpRequest(url(), { method: 'POST', localAddress, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    expect(await call('127.0.0.2'), 'first from 127.0.0.2').toBe(200);
+    expect(await call('127.0.0.2'), 'second from 127.0.0.2').toBe(429);
+    expect(await call('127.0.0.3'), 'first from 127.0.0.3').toBe(200);
+  });
+
+  it('refusals cost nothing: a 400 or 402 gives its window slot back and counts no tokens', async () => {
+    now = Date.parse('2026-11-23T10:00:00.000Z');
+    const bad = await postJson(url(), { model: 'local-image', prompt: 'x', size: 'huge' }, undefined);
+    expect(bad.status).toBe(400);
+    expect(bad.headers.get('x-ratelimit-limit-requests')).toBe('1');
+    const refused = await gen(undefined, 'local-image-pro');
+    expect(refused.status).toBe(402);
+    // Same second: the slot is still free.
+    expect((await gen(undefined)).status).toBe(200);
+  });
+
+  it('polls and lists of video tasks carry the headers without spending a slot', async () => {
+    now = Date.parse('2026-11-23T11:00:00.000Z');
+    const key = await t.key('free');
+    for (let i = 0; i < 3; i++) {
+      const list = await request(`${t.baseUrl}/videos`, { headers: { authorization: `Bearer ${key.token}` } });
+      expect(list.status).toBe(200);
+      expect(list.headers.get('x-ratelimit-limit-requests')).toBe('2');
+      expect(list.headers.get('x-ratelimit-remaining-requests')).toBe('2');
+    }
+  });
+});
+
+describe('per-key usage', () => {
+  it('counts requests, tokens and spend by day and model', async () => {
+    now = Date.parse('2026-11-24T10:00:00.000Z');
+    const key = await t.key('balance', { balanceNano: USD });
+    await gen(key.token);
+    tick();
+    await gen(key.token, 'local-image-pro');
+    const { keyUsage } = await import('../../electron/core/access/key-usage.js');
+    const usage = await keyUsage(t.gateway, key.id);
+    expect(usage.totals.requests).toBe(2);
+    expect(usage.by_day.map((r) => r.model).sort()).toEqual(['local-image', 'local-image-pro']);
+    expect(usage.by_day.every((r) => r.day === '2026-11-24' && r.output_tokens === 64)).toBe(true);
+    expect(Number(usage.totals.spend_usd)).toBeCloseTo(1 - Number((await t.gateway.billing.view(key.accountId)).balance_usd), 8);
+    expect(usage.daily_token_quota).toBeNull();
+  });
+});
