@@ -7,6 +7,7 @@ import { serveCommand } from './cli/serve-command.js';
 import { UsageError } from './cli/args.js';
 import { resolveDataDir } from './core/config.js';
 import { isGatewayError } from './core/errors.js';
+import { storageError } from './core/store/storage-errors.js';
 import { createGateway, type Gateway } from './core/gateway.js';
 
 const HELP = `mgw: the Media Gateway Studio command line
@@ -76,6 +77,11 @@ export async function main(argv: string[]): Promise<number> {
     if (error instanceof UsageError) {
       process.stderr.write(`mgw: ${error.message}\n`);
       return 2;
+    }
+    const storage = storageError(error);
+    if (storage) {
+      process.stderr.write(`mgw: ${storage.message}\n`);
+      return 1;
     }
     if (isGatewayError(error)) {
       process.stderr.write(`mgw: ${error.message}\n`);

@@ -3,6 +3,7 @@
 // else -> 500 with no internals. Also the 404 / 405 answers for unknown routes.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError, isGatewayError } from '../core/errors.js';
+import { storageError } from '../core/store/storage-errors.js';
 import { validationToGatewayError } from './validation-errors.js';
 
 declare module 'fastify' {
@@ -53,7 +54,7 @@ export function installErrorBoundary(app: FastifyInstance, knownRoutes: () => Kn
     let mapped: GatewayError | null = null;
     if (isGatewayError(error)) mapped = error;
     else if (error.validation) mapped = validationToGatewayError(error.validation);
-    else mapped = fromFastifyError(error, request);
+    else mapped = storageError(error) ?? fromFastifyError(error, request);
 
     if (!mapped) {
       request.log.error({ err: error, requestId: request.id }, 'internal error');

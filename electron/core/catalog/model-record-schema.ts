@@ -1,8 +1,8 @@
 // TypeBox schema of a catalog model record (the contract's Model record table). Used to check
 // records an owner puts into the catalog, so GET /v1/models never serves a malformed record.
 import { Type, type Static } from '@sinclair/typebox';
-import { Value } from '@sinclair/typebox/value';
 import { invalid } from '../errors.js';
+import { firstProblem } from '../schema-check.js';
 import type { ModelRecord } from '../../../shared/api-types.js';
 
 const RoutePrice = Type.Object({
@@ -52,11 +52,8 @@ export const ModelRecordSchema = Type.Object(
 export type ModelRecordInput = Static<typeof ModelRecordSchema>;
 
 /** Throws 400 invalid_request naming the first offending field. */
-export function assertModelRecord(value: unknown): ModelRecord {
-  const first = Value.Errors(ModelRecordSchema, value).First();
-  if (first) {
-    const param = first.path.replace(/^\//, '').replaceAll('/', '.') || null;
-    throw invalid(`Invalid model record: ${param ?? 'record'} ${first.message.toLowerCase()}.`, param);
-  }
+export async function assertModelRecord(value: unknown): Promise<ModelRecord> {
+  const problem = await firstProblem(ModelRecordSchema, value);
+  if (problem) throw invalid(`Invalid model record: ${problem.param ?? 'record'} ${problem.message.toLowerCase()}.`, problem.param);
   return value as ModelRecord;
 }

@@ -2,10 +2,11 @@
 // owner it acts as, push events, and media lookup. The IPC bridge (Electron) and the HTTP
 // routes (headless) are thin wrappers around dispatch() and events.
 import { join } from 'node:path';
-import { Value } from '@sinclair/typebox/value';
 import { STUDIO_METHODS, type StudioMethod } from '../../../shared/studio-contract.js';
 import { parseUsd } from '../billing/money.js';
 import { GatewayError, invalid } from '../errors.js';
+import { firstProblem } from '../schema-check.js';
+import { storageError } from '../store/storage-errors.js';
 import type { Gateway } from '../gateway.js';
 import { accountHandlers } from './handlers/account-handlers.js';
 import { catalogHandlers } from './handlers/catalog-handlers.js';
@@ -61,11 +62,8 @@ export async function createStudio(gateway: Gateway, options: StudioOptions): Pr
     }
     const name = method as StudioMethod;
     const body = input ?? {};
-    const problem = Value.Errors(STUDIO_INPUT_SCHEMAS[name], body).First();
-    if (problem) {
-      const param = problem.path.replace(/^\//, '').replaceAll('/', '.') || null;
-      throw invalid(`${param ?? 'input'}: ${problem.message}.`, param);
-    }
+    const problem = await firstProblem(STUDIO_INPUT_SCHEMAS[name], body);
+    if (problem) throw invalid(`${problem.param ?? 'input'}: ${problem.message}.`, problem.param);
     const started = performance.now();
     const handler = handlers[name] as (value: unknown) => Promise<unknown>;
     // Studio creations count against the owner's request windows like API requests do.
@@ -75,7 +73,8 @@ export async function createStudio(gateway: Gateway, options: StudioOptions): Pr
     try {
       output = await handler(body);
       return output;
-    } catch (error) {
+    } catch (thrown) {
+      const error = storageError(thrown) ?? thrown;
       status = error instanceof GatewayError ? error.status : 500;
       if (ticket && [400, 402, 413].includes(status)) gateway.access.refund(ticket);
       throw error;

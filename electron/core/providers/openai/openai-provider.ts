@@ -4,7 +4,6 @@
 import { createWriteStream } from 'node:fs';
 import { readFile, rename, rm } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
-import { FormData } from 'undici';
 import type { TokenUsage } from '../../billing/pricing.js';
 import { estimateImageUsage } from '../image-usage.js';
 import type { ImageEditJob, ImageJob, ImageOutcome, ImageProvider, VideoJob, VideoPoll, VideoProvider } from '../provider.js';
@@ -58,6 +57,7 @@ export class OpenAIProvider implements ImageProvider, VideoProvider {
   }
 
   async editImage(job: ImageEditJob): Promise<ImageOutcome> {
+    const { FormData } = await import('undici');
     const form = new FormData();
     form.append('model', job.upstreamModel);
     form.append('prompt', job.prompt);
@@ -68,6 +68,7 @@ export class OpenAIProvider implements ImageProvider, VideoProvider {
   }
 
   async submitVideo(job: VideoJob): Promise<string> {
+    const { FormData } = await import('undici');
     const form = new FormData();
     form.append('model', job.upstreamModel);
     form.append('prompt', job.prompt);

@@ -1,7 +1,7 @@
 // HTTP to upstream providers: pooled keep-alive connections (undici), a connect timeout and a
 // whole-call timeout, size caps on what is read back, and every failure normalized to a
 // GatewayError. Raw upstream bodies are logged with secrets redacted, never returned.
-import { Agent, request as undiciRequest, type Dispatcher, type FormData } from 'undici';
+import type { Agent, Dispatcher, FormData } from 'undici';
 import type { Logger } from '../../logger.js';
 import { errorForStatus, invalidResponse, unavailable } from './upstream-errors.js';
 
@@ -29,16 +29,24 @@ export interface UpstreamResponse<T> {
   body: T;
 }
 
+type Undici = typeof import('undici');
+
 export class UpstreamClient {
-  private readonly dispatcher: Agent;
+  /** undici loads on the first upstream call: a gateway on the built-in engine never needs it. */
+  private undici: Promise<{ agent: Agent; request: Undici['request'] }> | null = null;
 
   constructor(
     private readonly logger: Logger,
     /** Strings that must never reach a log line (the provider's API key). */
     private readonly secrets: () => string[],
     private readonly timeouts: UpstreamTimeouts = DEFAULT_TIMEOUTS,
-  ) {
-    this.dispatcher = new Agent({ connect: { timeout: timeouts.connectMs }, keepAliveTimeout: 30_000, connections: 128, pipelining: 1 });
+  ) {}
+
+  private client(): Promise<{ agent: Agent; request: Undici['request'] }> {
+    return (this.undici ??= import('undici').then(({ Agent, request }) => ({
+      agent: new Agent({ connect: { timeout: this.timeouts.connectMs }, keepAliveTimeout: 30_000, connections: 128, pipelining: 1 }),
+      request,
+    })));
   }
 
   async json<T>(request: UpstreamRequest): Promise<UpstreamResponse<T>> {
@@ -77,7 +85,7 @@ export class UpstreamClient {
   }
 
   async close(): Promise<void> {
-    await this.dispatcher.close();
+    if (this.undici) await (await this.undici).agent.close();
   }
 
   /**
@@ -92,13 +100,14 @@ export class UpstreamClient {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(request.json);
     } else if (request.form) body = request.form;
+    const { agent, request: send } = await this.client();
     let response: Dispatcher.ResponseData;
     try {
-      response = await undiciRequest(request.url, {
+      response = await send(request.url, {
         method: request.method,
         headers,
         ...(body !== undefined ? { body } : {}),
-        dispatcher: this.dispatcher,
+        dispatcher: agent,
         signal: AbortSignal.timeout(request.timeoutMs ?? this.timeouts.totalMs),
       });
     } catch (error) {

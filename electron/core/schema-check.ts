@@ -1,0 +1,19 @@
+// First-error checks of TypeBox schemas. The checker module is large, so it loads on first use:
+// the gateway's cold start does not pay for it.
+import type { TSchema } from '@sinclair/typebox';
+
+type ValueModule = typeof import('@sinclair/typebox/value');
+let valueModule: Promise<ValueModule> | null = null;
+
+export interface SchemaProblem {
+  /** Dotted path of the offending field, or null for the whole value. */
+  param: string | null;
+  message: string;
+}
+
+export async function firstProblem(schema: TSchema, value: unknown): Promise<SchemaProblem | null> {
+  const { Value } = await (valueModule ??= import('@sinclair/typebox/value'));
+  const first = Value.Errors(schema, value).First();
+  if (!first) return null;
+  return { param: first.path.replace(/^\//, '').replaceAll('/', '.') || null, message: first.message };
+}

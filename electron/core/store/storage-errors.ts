@@ -1,0 +1,25 @@
+// SQLite failures that mean the data dir cannot take writes (read-only, full, I/O errors, or a
+// lock held past busy_timeout) are the gateway's storage being unavailable: 503 with a clear
+// message, never a 500. Transactions roll back, so nothing is half-written.
+import { GatewayError } from '../errors.js';
+
+const REASONS: [RegExp, string][] = [
+  [/^SQLITE_READONLY/, 'the data directory is read-only'],
+  [/^SQLITE_FULL/, 'the disk holding the data directory is full'],
+  [/^SQLITE_(BUSY|LOCKED)/, 'the database is locked by another process'],
+  [/^SQLITE_(IOERR|CANTOPEN|CORRUPT|NOTADB|PROTOCOL)/, 'the database file cannot be read or written'],
+];
+
+/** The 503 for a storage failure, or null when the error is something else. */
+export function storageError(error: unknown): GatewayError | null {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string') {
+    for (const [pattern, reason] of REASONS) {
+      if (pattern.test(code)) return new GatewayError('storage_unavailable', `The gateway's storage is unavailable: ${reason}.`);
+    }
+  }
+  if ((error as { code?: unknown } | null)?.code === 'ENOSPC') {
+    return new GatewayError('storage_unavailable', "The gateway's storage is unavailable: the disk is full.");
+  }
+  return null;
+}
