@@ -2,7 +2,7 @@
  * Float RGB canvas (0..1 per channel) with the few anti-aliased primitives the painters
  * share. Painters loop over `data` directly for bulk work; these helpers cover shapes.
  */
-import { type Rgb } from './color.js';
+import { type Rgb } from '../shared/color.js';
 
 const GLOW_LUT_SIZE = 1024;
 const glowLuts = new Map<number, Float32Array>();

@@ -3,9 +3,9 @@
  * vignette. The result visibly reflects "something happened" while staying faithful
  * to the reference, and the same prompt always grades the same way.
  */
-import { hsl } from './color.js';
+import { hsl } from '../shared/color.js';
 import { saturationMatrix } from './edit-ops.js';
-import { hashString, Rng } from './random.js';
+import { hashString, Rng } from '../shared/random.js';
 import { stage, type RawImage } from './raw-image.js';
 
 export async function stylize(img: RawImage, prompt: string): Promise<RawImage> {

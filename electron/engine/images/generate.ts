@@ -1,6 +1,6 @@
 /** generateImage: prompt -> deterministic PNG painted by the local scene renderer. */
 import { encodeCanvasPng } from './png-encode.js';
-import { hashString, mixSeed } from './random.js';
+import { hashString, mixSeed } from '../shared/random.js';
 import { renderScene } from './render-scene.js';
 import { planScene } from './scene-plan.js';
 import { EngineInputError, GENERATE_MAX_SIDE, GENERATE_MIN_SIDE, type EngineImage, type GenerateImageInput } from './types.js';

@@ -1,5 +1,5 @@
 /** Seeded value noise + fractal sums: cheap organic variation for ridges, clouds and water. */
-import type { Rng } from './random.js';
+import type { Rng } from '../shared/random.js';
 
 export class ValueNoise {
   private readonly perm = new Uint8Array(512);

@@ -1,7 +1,7 @@
 /** Abstract motifs: mesh gradient, bokeh, geometric shapes, silk ribbons and a retro grid floor. */
 import { Canvas } from './canvas.js';
-import { clamp01, mix, smoothstep, WHITE, type Rgb } from './color.js';
-import type { Rng } from './random.js';
+import { clamp01, mix, smoothstep, WHITE, type Rgb } from '../shared/color.js';
+import type { Rng } from '../shared/random.js';
 import type { ScenePlan } from './scene-plan.js';
 
 /** Smooth blend of a handful of coloured control points (inverse-distance weights). */

@@ -1,7 +1,7 @@
 /** City skyline: two rows of buildings on the horizon with lit window grids. */
 import { Canvas } from './canvas.js';
-import { mix, sampleStops, type Rgb } from './color.js';
-import type { Rng } from './random.js';
+import { mix, sampleStops, type Rgb } from '../shared/color.js';
+import type { Rng } from '../shared/random.js';
 import type { ScenePlan } from './scene-plan.js';
 
 export function paintCity(canvas: Canvas, plan: ScenePlan, horizonY: number, rng: Rng): void {

@@ -1,8 +1,8 @@
 /** Sky layers: gradient, sun/moon with halo, stars and fbm clouds. */
 import { Canvas, Field } from './canvas.js';
-import { luminance, mix, sampleStops, scale, smoothstep, WHITE, type Rgb } from './color.js';
+import { luminance, mix, sampleStops, scale, smoothstep, WHITE, type Rgb } from '../shared/color.js';
 import { ValueNoise } from './noise.js';
-import type { Rng } from './random.js';
+import type { Rng } from '../shared/random.js';
 import type { Celestial, ScenePlan } from './scene-plan.js';
 
 /** Vertical sky gradient down to `bottomY`; rows below keep the horizon colour. */

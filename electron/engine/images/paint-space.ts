@@ -1,8 +1,8 @@
 /** Night-sky specials: aurora curtains, nebula clouds and a shaded planet. */
 import { Canvas, Field } from './canvas.js';
-import { hex, hsl, mix, smoothstep, WHITE, type Rgb } from './color.js';
+import { hex, hsl, mix, smoothstep, WHITE, type Rgb } from '../shared/color.js';
 import { ValueNoise } from './noise.js';
-import type { Rng } from './random.js';
+import type { Rng } from '../shared/random.js';
 import type { ScenePlan } from './scene-plan.js';
 
 const AURORA_LOW: Rgb = hex('#3dffa8');

@@ -3,9 +3,9 @@
  * tree silhouettes. Far layers are hazy and light, near layers dark and saturated.
  */
 import { Canvas } from './canvas.js';
-import { clamp01, mix, sampleStops, smoothstep, WHITE, type Rgb } from './color.js';
+import { clamp01, mix, sampleStops, smoothstep, WHITE, type Rgb } from '../shared/color.js';
 import { ValueNoise } from './noise.js';
-import type { Rng } from './random.js';
+import type { Rng } from '../shared/random.js';
 import type { ScenePlan } from './scene-plan.js';
 
 export interface TerrainResult {

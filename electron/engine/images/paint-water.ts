@@ -3,9 +3,9 @@
  * tinted towards the water colour with depth, plus wave streaks and sun glitter.
  */
 import { Canvas } from './canvas.js';
-import { mix, scale, smoothstep, type Rgb } from './color.js';
+import { mix, scale, smoothstep, type Rgb } from '../shared/color.js';
 import { ValueNoise } from './noise.js';
-import type { Rng } from './random.js';
+import type { Rng } from '../shared/random.js';
 import type { ScenePlan } from './scene-plan.js';
 
 export function paintWater(canvas: Canvas, plan: ScenePlan, horizonY: number, rng: Rng): void {

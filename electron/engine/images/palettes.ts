@@ -2,8 +2,8 @@
  * Keyword families -> colour palettes. Prompts are matched word by word; unknown
  * prompts get a palette synthesised from their hash so they still look distinct.
  */
-import { hex, hsl, mix, type Rgb } from './color.js';
-import type { Rng } from './random.js';
+import { hex, hsl, mix, type Rgb } from '../shared/color.js';
+import type { Rng } from '../shared/random.js';
 
 export interface Palette {
   family: string;

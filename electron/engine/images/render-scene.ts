@@ -1,13 +1,13 @@
 /** Paints a ScenePlan onto a canvas, back to front. */
 import { Canvas } from './canvas.js';
-import { mix, sampleStops } from './color.js';
+import { mix, sampleStops } from '../shared/color.js';
 import { paintBokeh, paintGeometric, paintGridFloor, paintMeshGradient, paintRibbons } from './paint-abstract.js';
 import { paintCity } from './paint-city.js';
 import { paintCelestial, paintClouds, paintRain, paintSkyGradient, paintStars } from './paint-sky.js';
 import { paintAurora, paintNebula, paintPlanet } from './paint-space.js';
 import { paintTerrain, paintTrees } from './paint-terrain.js';
 import { paintWater } from './paint-water.js';
-import { Rng } from './random.js';
+import { Rng } from '../shared/random.js';
 import type { ScenePlan } from './scene-plan.js';
 
 export function renderScene(plan: ScenePlan, width: number, height: number, seed: number): Canvas {

@@ -4,7 +4,7 @@
  * unknown prompts still land on a distinct but coherent picture.
  */
 import { choosePalette, nightify, type Palette } from './palettes.js';
-import { Rng } from './random.js';
+import { Rng } from '../shared/random.js';
 
 export type SceneKind = 'landscape' | 'space' | 'abstract';
 export type Terrain = 'mountains' | 'hills' | 'dunes' | 'none';

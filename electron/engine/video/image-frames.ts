@@ -10,7 +10,7 @@
 import sharp from 'sharp';
 import { chromaUOf, chromaVOf, lumaOf, smoothstep } from './color.js';
 import { fadeLevel, type FrameSource } from './frame-source.js';
-import { Rng } from './random.js';
+import { Rng } from '../shared/random.js';
 import { tokenize } from './scene-plan.js';
 import { fadeFrame, type YuvFrame } from './yuv-frame.js';
 

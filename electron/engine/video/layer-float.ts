@@ -5,7 +5,7 @@
  * be rendered on its own and the result is deterministic.
  */
 import { hex, mix, toYuv, type Rgb, type Yuv } from './color.js';
-import type { Rng } from './random.js';
+import type { Rng } from '../shared/random.js';
 import type { Floaters, VideoScene } from './scene-plan.js';
 import { blendDisc, blendGlow, plot, type YuvFrame } from './yuv-frame.js';
 

@@ -6,7 +6,7 @@
  */
 import { clamp01, mix, sampleStops, scale, toYuv, type Rgb, type Yuv } from './color.js';
 import { Noise1 } from './noise.js';
-import type { Rng } from './random.js';
+import type { Rng } from '../shared/random.js';
 import type { VideoScene } from './scene-plan.js';
 import { fillRows, fillSilhouette, plot, rowGradient, type RowColors, type YuvFrame } from './yuv-frame.js';
 

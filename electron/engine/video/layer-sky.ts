@@ -3,7 +3,7 @@
  * drifting sun or moon, a rare shooting star and parallax clouds.
  */
 import { mix, sampleStops, scale, toYuv, type Rgb, type Yuv } from './color.js';
-import type { Rng } from './random.js';
+import type { Rng } from '../shared/random.js';
 import type { VideoScene } from './scene-plan.js';
 import { blendDisc, blendGlow, fillRows, fillRowSpan, plot, rowGradient, shadeDisc, type RowColors, type YuvFrame } from './yuv-frame.js';
 

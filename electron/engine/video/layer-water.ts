@@ -4,7 +4,7 @@
  * Ripples use a sine lookup table in integer phase units, so there is no Math.sin per pixel.
  */
 import { mix, sampleStops, scale, toYuv, type Yuv } from './color.js';
-import type { Rng } from './random.js';
+import type { Rng } from '../shared/random.js';
 import type { VideoScene } from './scene-plan.js';
 import { rowGradient, type RowColors, type YuvFrame } from './yuv-frame.js';
 

@@ -1,5 +1,5 @@
 /** 1-D value noise for ridge profiles (tables are built once per clip, so speed is secondary). */
-import type { Rng } from './random.js';
+import type { Rng } from '../shared/random.js';
 
 export class Noise1 {
   private readonly lattice = new Float32Array(256);

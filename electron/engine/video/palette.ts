@@ -4,7 +4,7 @@
  * prompt still looks distinct but coherent.
  */
 import { hex, hsl, mix, type Rgb } from './color.js';
-import type { Rng } from './random.js';
+import type { Rng } from '../shared/random.js';
 
 export interface Palette {
   family: string;

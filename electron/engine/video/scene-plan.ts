@@ -4,7 +4,7 @@
  * so unknown prompts still land on a distinct but coherent animated scene.
  */
 import { choosePalette, type Palette } from './palette.js';
-import { Rng } from './random.js';
+import { Rng } from '../shared/random.js';
 
 export type SceneKind = 'landscape' | 'space' | 'abstract';
 export type Terrain = 'mountains' | 'hills' | 'dunes' | 'none';

@@ -1,7 +1,7 @@
 /** Named sizes and input validation (main thread, before anything is queued). */
 import { EngineInputError } from '../images/index.js';
 import type { EncodeJob } from './protocol.js';
-import { resolveSeed } from './random.js';
+import { resolveSeed } from '../shared/random.js';
 import {
   VIDEO_DEFAULT_FPS, VIDEO_MAX_FPS, VIDEO_MAX_PIXELS, VIDEO_MAX_REFERENCE_BYTES, VIDEO_MAX_SECONDS, VIDEO_MAX_SIDE,
   VIDEO_MIN_SECONDS, VIDEO_MIN_SIDE, type RenderVideoInput,

@@ -7,7 +7,7 @@ import { GroundLayer } from './layer-ground.js';
 import { FloatLayer } from './layer-float.js';
 import { SkyLayer } from './layer-sky.js';
 import { WaterLayer, type SunSpot } from './layer-water.js';
-import { Rng } from './random.js';
+import { Rng } from '../shared/random.js';
 import { planScene, type VideoScene } from './scene-plan.js';
 import { fadeFrame, type YuvFrame } from './yuv-frame.js';
 

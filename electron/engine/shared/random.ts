@@ -1,9 +1,10 @@
 /**
- * Deterministic hashing and PRNG for the video engine. Every visual choice derives from
- * these, so the same prompt/seed renders byte-identical frames (Math.random is never used).
+ * Deterministic hashing and PRNG shared by the image and video engines. Everything visual
+ * derives from these so the same prompt/seed always yields byte-identical output; Math.random
+ * is never used.
  */
 
-/** xmur3-style 32-bit string hash: stable across runs, platforms and Node versions. */
+/** xmur3-style 32-bit string hash (stable across runs, platforms and Node versions). */
 export function hashString(text: string): number {
   let h = 1779033703 ^ text.length;
   for (let i = 0; i < text.length; i++) {
@@ -21,6 +22,7 @@ export function finalizeHash(value: number): number {
   return (h ^ (h >>> 16)) >>> 0;
 }
 
+/** Combine two 32-bit values into a new well-mixed seed. */
 export function mixSeed(a: number, b: number): number {
   return finalizeHash((a ^ Math.imul(b | 0, 0x9e3779b1)) + 0x632be5ab);
 }
@@ -46,6 +48,7 @@ export class Rng {
     return min + (max - min) * this.next();
   }
 
+  /** Integer in [min, maxExclusive). */
   int(min: number, maxExclusive: number): number {
     return min + Math.floor(this.next() * (maxExclusive - min));
   }
@@ -54,17 +57,20 @@ export class Rng {
     return this.next() < probability;
   }
 
-  sign(): number {
-    return this.next() < 0.5 ? -1 : 1;
-  }
-
   pick<T>(items: readonly T[]): T {
     const item = items[Math.floor(this.next() * items.length)];
     if (item === undefined) throw new Error('Rng.pick on an empty list');
     return item;
   }
 
-  /** Independent child stream, so adding a draw in one layer does not reshuffle the others. */
+  sign(): number {
+    return this.next() < 0.5 ? -1 : 1;
+  }
+
+  /**
+   * Independent child stream. Painters each take their own fork so adding a draw in
+   * one painter does not reshuffle every later element of the picture.
+   */
   fork(salt: string): Rng {
     return new Rng(mixSeed(this.state, hashString(salt)));
   }
