@@ -10,7 +10,8 @@ import { installRateRefunds } from './auth.js';
 import { makeRouteGuards } from './route-guards.js';
 import { registerStudioRoutes } from './studio-routes.js';
 import { randomId } from '../core/ids.js';
-import { installErrorBoundary, type KnownRoute } from './error-boundary.js';
+import { GatewayError } from '../core/errors.js';
+import { installErrorBoundary, sendGatewayError, type KnownRoute } from './error-boundary.js';
 import { registerImageEditRoute, registerImageGenerationRoute } from './routes/images.js';
 import { registerModelRoutes } from './routes/models.js';
 import { registerVideoRoutes } from './routes/videos.js';
@@ -33,7 +34,9 @@ export async function buildHttpApp(gateway: Gateway, options: HttpOptions = {}):
   const catalogFastPath = makeCatalogFastPath(gateway.catalog, isAllowedHost, nextRequestId);
   const app = Fastify({
     serverFactory: (handler) => {
-      const server = createServer((req, res) => {
+      // requireHostHeader off: a request without Host then reaches the Host guard, which answers
+      // with the standard error body instead of Node's bare 400.
+      const server = createServer({ requireHostHeader: false }, (req, res) => {
         if (!catalogFastPath(req, res)) handler(req, res);
       });
       // Fastify's own default; a custom server would otherwise keep Node's 5 s, which races
@@ -44,6 +47,17 @@ export async function buildHttpApp(gateway: Gateway, options: HttpOptions = {}):
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
     logController: new QuietRequestLog(),
     genReqId: nextRequestId,
+    // Ids longer than this are not ours anyway; they must reach the routes to be 404s, not 414s.
+    routerOptions: { maxParamLength: 1_000 },
+    // Fastify's own early errors (a malformed URL, ...) get the standard body too.
+    frameworkErrors: (error, request, reply) => {
+      reply.header('x-request-id', request.id);
+      const mapped =
+        error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? new GatewayError('not_found', 'No such resource.')
+          : new GatewayError('invalid_request', `The request could not be read: ${error.message.replace(/'.*'/, 'the URL')}.`);
+      sendGatewayError(reply, mapped);
+    },
     requestIdHeader: false,
     bodyLimit: 1024 * 1024,
     return503OnClosing: true,

@@ -6,21 +6,21 @@ import { GatewayError } from '../core/errors.js';
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 
-/** The hostname of a Host header, without the port; brackets kept for IPv6. */
-export function hostnameOf(host: string): string {
-  const value = host.trim().toLowerCase();
-  if (value.startsWith('[')) {
-    const end = value.indexOf(']');
-    return end === -1 ? value : value.slice(0, end + 1);
-  }
-  const colon = value.lastIndexOf(':');
-  return colon === -1 ? value : value.slice(0, colon);
+/** A Host header: a name or IPv4 address, or a bracketed IPv6 address, and an optional numeric port. */
+const HOST = /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::\d{1,5})?$/;
+
+/** The hostname of a Host header without the port (brackets kept for IPv6), or null when malformed. */
+export function hostnameOf(host: string): string | null {
+  return HOST.exec(host.trim().toLowerCase())?.[1] ?? null;
 }
 
 /** Whether a Host header names loopback or one of the owner's allowed hosts. */
 export function makeHostCheck(allowedHosts: readonly string[]): (host: string | undefined) => boolean {
   const allowed = new Set([...LOOPBACK, ...allowedHosts.map((h) => h.toLowerCase())]);
-  return (host) => host !== undefined && allowed.has(hostnameOf(host));
+  return (host) => {
+    const name = host === undefined ? null : hostnameOf(host);
+    return name !== null && allowed.has(name);
+  };
 }
 
 export function makeHostGuard(isAllowedHost: (host: string | undefined) => boolean) {

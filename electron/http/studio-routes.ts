@@ -26,7 +26,13 @@ function cookieToken(request: FastifyRequest): string | null {
   if (!header) return null;
   for (const part of header.split(';')) {
     const [name, ...value] = part.trim().split('=');
-    if (name === STUDIO_COOKIE) return decodeURIComponent(value.join('='));
+    if (name === STUDIO_COOKIE) {
+      try {
+        return decodeURIComponent(value.join('='));
+      } catch {
+        return null; // a malformed cookie is no token
+      }
+    }
   }
   return null;
 }

@@ -14,7 +14,7 @@ const REJECTED_REASON: Record<string, string> = {
 };
 
 export function unsupportedField(name: string): GatewayError {
-  const reason = REJECTED_REASON[name] ?? `"${name}" is not a supported field`;
+  const reason = Object.hasOwn(REJECTED_REASON, name) ? REJECTED_REASON[name] : `"${name}" is not a supported field`;
   return new GatewayError('invalid_request', `Unsupported field ${name}: ${reason}.`, name);
 }
 

@@ -50,5 +50,7 @@ export function tokenCostNano(pricing: Pricing, usage: TokenUsage): number {
 
 /** Video models: seconds * price per second (route prices are chosen by the caller). */
 export function perSecondCostNano(pricePerSecondUsd: number, seconds: number): number {
-  return ceilToCostGrid(usdToNano(pricePerSecondUsd) * seconds);
+  const nano = ceilToCostGrid(usdToNano(pricePerSecondUsd) * seconds);
+  if (!Number.isSafeInteger(nano)) throw invalid('The price of this request is out of range.', 'seconds');
+  return nano;
 }

@@ -1,7 +1,7 @@
 import type { StudioVideo } from '../../../../shared/studio-contract.js';
 import type { VideoTask } from '../../../../shared/api-types.js';
 import { formatUsd, usdToNano } from '../../billing/money.js';
-import { GatewayError } from '../../errors.js';
+import { GatewayError, invalid } from '../../errors.js';
 import { resolveVideoModel } from '../../videos/video-request.js';
 import { pricePerSecond, videoHoldNano } from '../../videos/video-pricing.js';
 import type { StudioContext, StudioHandlers } from '../studio-context.js';
@@ -20,6 +20,10 @@ export function videoHandlers(ctx: StudioContext): Pick<StudioHandlers, 'videos.
   return {
     'videos.quote': async (input) => {
       const entry = await resolveVideoModel(gateway.catalog, input.model);
+      const seconds = entry.record.capabilities.supported_seconds ?? [];
+      if (!seconds.includes(input.seconds)) {
+        throw invalid(`${input.seconds} seconds is not supported by ${entry.record.id}; supported: ${seconds.join(', ')}.`, 'seconds');
+      }
       return {
         hold_usd: formatUsd(videoHoldNano(entry.record, entry.upstreamModel, input.request_type, input.seconds)),
         price_per_second_usd: formatUsd(usdToNano(pricePerSecond(entry.record, entry.upstreamModel, input.request_type))),

@@ -1,0 +1,508 @@
+// Property-based fuzzing of every JSON endpoint of /v1 (fast-check, fixed seed): request bodies
+// built from valid and hostile values, raw bodies (random bytes, invalid UTF-8, truncated JSON,
+// wrong Content-Types, 2 MB prompts, deep nesting), list query strings, task ids in paths,
+// Range and Authorization headers. Every answer must be 2xx or 4xx (never 5xx), every non-2xx
+// exactly the standard error body, no stack trace or source path anywhere; valid inputs must
+// succeed; the server keeps answering and its memory stays bounded.
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { VideoTask } from '../../shared/api-types.js';
+import { startTestGateway, USD, type TestGateway } from '../helpers/gateway.js';
+import { postJson, type RawResponse } from '../helpers/http.js';
+import { waitFor } from '../helpers/stub-video-provider.js';
+import { anyText, checkResponse, fetchRaw, invalidUtf8, keysOf, pctEncode, printable, rawRequest, rssMb, SEED } from './support.js';
+
+const RUNS = { body: 200, video: 200, raw: 200, query: 200, ids: 300, range: 150, auth: 150 };
+const IMAGE_SIZES = ['256x256', '512x512', '768x768', '1024x1024', '1024x1536', '1536x1024'];
+const VIDEO_SIZES = ['480p', '720p', '854x480', '1280x720'];
+const VIDEO_FIELDS = ['model', 'prompt', 'seconds', 'size', 'request_type', 'duration', 'resolution', 'client_request_id'];
+
+let t: TestGateway;
+let a: { id: string; token: string; accountId: string };
+let b: { id: string; token: string; accountId: string };
+let port: number;
+let aTasks: string[] = [];
+let bTask: string;
+let completed: VideoTask;
+let rssBefore: number;
+
+beforeAll(async () => {
+  t = await startTestGateway({
+    limits: { requests: { balance: { perSecond: 100_000, perMinute: 1_000_000, perHour: 10_000_000 } } },
+  });
+  port = t.server.port;
+  a = await t.key('balance', { balanceNano: 10_000 * USD });
+  b = await t.key('balance', { balanceNano: 100 * USD });
+  // One completed video of A (ranges), and a task of B (ids that exist but are not A's).
+  const created = await postJson(`${t.baseUrl}/videos`, { model: 'local-video', prompt: 'fuzz target', seconds: 2, size: '480p' }, a.token);
+  expect(created.status).toBe(200);
+  const id = (created.body as VideoTask).id;
+  completed = await waitFor(async () => {
+    const polled = (await fetchRaw(`${t.baseUrl}/videos/${id}`, { headers: { authorization: `Bearer ${a.token}` } })).body as VideoTask;
+    return polled.status === 'completed' ? polled : null;
+  }, 60_000);
+  aTasks.push(id);
+  const other = await postJson(`${t.baseUrl}/videos`, { model: 'local-video', prompt: 'not yours', seconds: 2, size: '480p' }, b.token);
+  bTask = (other.body as VideoTask).id;
+  await fetchRaw(`${t.baseUrl}/videos/${bTask}`, { method: 'DELETE', headers: { authorization: `Bearer ${b.token}` } });
+  // Warm up the image engine before taking the memory baseline.
+  await postJson(`${t.baseUrl}/images/generations`, { model: 'local-image', prompt: 'warm up', size: '256x256' }, a.token);
+  rssBefore = rssMb();
+}, 90_000);
+
+afterAll(async () => {
+  await t?.close();
+});
+
+const auth = () => ({ authorization: `Bearer ${a.token}` });
+
+/** Values a JSON field may take: the valid ones of some field, and hostile ones of every JSON type. */
+function jsonValue(valid: readonly unknown[]): fc.Arbitrary<unknown> {
+  return fc.oneof(
+    { weight: 6, arbitrary: fc.constantFrom(...valid) },
+    { weight: 2, arbitrary: anyText(30) },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom<unknown>(
+        null, true, false, 0, -1, 1, 1.5, -0.0001, 1e308, -1e308, 2 ** 53 + 1, '', ' ', '\u0000', '\uFEFF',
+        [], {}, ['local-image'], { $ne: 1 }, '../../gateway.db', '%00', 'x'.repeat(40_000),
+      ),
+    },
+    { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
+  );
+}
+
+/** An object with some of `fields` (valid or hostile values), and sometimes extra keys. */
+function bodyOf(fields: Record<string, readonly unknown[]>, extras: readonly string[]): fc.Arbitrary<Record<string, unknown>> {
+  const known = Object.fromEntries(Object.entries(fields).map(([name, valid]) => [name, jsonValue(valid)]));
+  return fc
+    .tuple(
+      fc.record(known, { requiredKeys: [] }),
+      fc.dictionary(fc.oneof(fc.constantFrom(...extras), anyText(12)), jsonValue([1, 'x']), { maxKeys: 2 }),
+      fc.boolean(),
+    )
+    .map(([base, extra, withExtra]) => (withExtra ? { ...base, ...extra } : base));
+}
+
+/** A valid body with one or two edits: a field set to another (valid or hostile) value, removed, or an extra key. */
+function mutated(
+  valid: fc.Arbitrary<Record<string, unknown>>,
+  fields: Record<string, readonly unknown[]>,
+  extras: readonly string[],
+): fc.Arbitrary<Record<string, unknown>> {
+  const names = Object.keys(fields);
+  const edit = fc.oneof(
+    fc.constantFrom(...names).chain((key) => jsonValue(fields[key]!).map((value) => ({ kind: 'set' as const, key, value }))),
+    fc.constantFrom(...names).map((key) => ({ kind: 'delete' as const, key, value: undefined })),
+    fc.tuple(fc.oneof(fc.constantFrom(...extras), anyText(12)), jsonValue([1, 'x'])).map(([key, value]) => ({ kind: 'set' as const, key, value })),
+  );
+  return fc.tuple(valid, fc.array(edit, { minLength: 1, maxLength: 2 })).map(([base, edits]) => {
+    const body: Record<string, unknown> = { ...base };
+    for (const change of edits) {
+      if (change.kind === 'delete') delete body[change.key];
+      else Object.defineProperty(body, change.key, { value: change.value, enumerable: true, writable: true, configurable: true });
+    }
+    return body;
+  });
+}
+
+/** Valid, almost valid, and random bodies, in proportions that exercise both outcomes. */
+function bodies(valid: fc.Arbitrary<Record<string, unknown>>, fields: Record<string, readonly unknown[]>, extras: readonly string[]) {
+  return fc.oneof(
+    { weight: 3, arbitrary: valid },
+    { weight: 4, arbitrary: mutated(valid, fields, extras) },
+    { weight: 2, arbitrary: bodyOf(fields, extras) },
+  );
+}
+
+// ---------- POST /v1/images/generations ----------
+
+const IMAGE_FIELDS = {
+  model: ['local-image', 'local-image-pro', 'local-video', 'default', 'pro', 'nope'],
+  prompt: ['a lighthouse at dusk', 'neon city', 'x', '  ', 'ünïcødé 🌊 prompt', 'p'.repeat(32_000), 'p'.repeat(32_001)],
+  size: [...IMAGE_SIZES, '1024X1024', '0x0', '99999x99999', '1024x', 'auto'],
+  n: [1, 2, 0, '1'],
+};
+
+const IMAGE_EXTRAS = ['response_format', 'quality', 'style', 'background', 'output_format', 'mask', 'user', '__proto__', 'constructor'];
+const validImageBody = fc.record(
+  {
+    model: fc.constantFrom('local-image', 'local-image-pro'),
+    prompt: fc.constantFrom('a lighthouse at dusk', 'neon city', 'x', 'ünïcødé 🌊 prompt', 'nul\u0000inside'),
+    size: fc.constantFrom('256x256', '256x256', '512x512', '768x768', '1024x1024', '1024x1536', '1536x1024'),
+    n: fc.constant(1),
+  },
+  { requiredKeys: ['model', 'prompt'] },
+);
+
+function imageRequestValid(body: Record<string, unknown>): boolean {
+  if (!keysOf(body).every((key) => ['model', 'prompt', 'size', 'n'].includes(key))) return false;
+  if (body.model !== 'local-image' && body.model !== 'local-image-pro') return false;
+  if (typeof body.prompt !== 'string' || body.prompt.trim().length === 0 || body.prompt.length > 32_000) return false;
+  if (body.size !== undefined && !IMAGE_SIZES.includes(body.size as string)) return false;
+  if (body.n !== undefined && body.n !== 1) return false;
+  return true;
+}
+
+function checkImageSuccess(response: RawResponse): void {
+  const body = response.body as { data: { b64_json: string }[]; usage: { cost_usd: string } };
+  expect(keysOf(body)).toEqual(['data', 'usage']);
+  expect(keysOf(body.data[0])).toEqual(['b64_json']);
+  expect(Buffer.from(body.data[0]!.b64_json, 'base64').subarray(1, 4).toString()).toBe('PNG');
+  expect(body.usage.cost_usd).toMatch(/^\d+\.\d{8}$/);
+}
+
+// ---------- POST /v1/videos (JSON) ----------
+
+const VIDEO_VALUES = {
+  model: ['local-video', 'local-animate', 'local-image', 'fast', 'nope'],
+  prompt: ['waves at sunset', 'x', '   ', 'ünïcødé 🌊', 'p'.repeat(32_001)],
+  seconds: [2, 4, 8, '2', '4', ' 8 ', 3, 0, -4, 4.5, '04', '4.0', 'four'],
+  duration: [2, 4, 8, '4', 5, '8s'],
+  size: [...VIDEO_SIZES, '1080p', '854X480', '1x1'],
+  resolution: [...VIDEO_SIZES, '360p'],
+  request_type: ['text-to-video', 'image-to-video', 'video-to-video', ''],
+  client_request_id: ['job-1', '', 'c'.repeat(200), 'c'.repeat(201)],
+};
+
+const VIDEO_EXTRAS = ['input_reference', 'input_reference[]', 'n', 'fps', 'image', '__proto__'];
+const validVideoBody = fc
+  .record(
+    {
+      model: fc.constant('local-video'),
+      prompt: fc.constantFrom('waves at sunset', 'x', 'ünïcødé 🌊'),
+      seconds: fc.constantFrom(2, '2', ' 2 '),
+      duration: fc.constantFrom(2, '2'),
+      size: fc.constantFrom(...VIDEO_SIZES),
+      resolution: fc.constantFrom(...VIDEO_SIZES),
+      request_type: fc.constant('text-to-video'),
+      client_request_id: fc.constantFrom('job-1', 'c'.repeat(200)),
+    },
+    { requiredKeys: ['model', 'prompt'] },
+  )
+  .map((body) => {
+    // Keep the valid ones valid: one spelling of the duration at least, and agreeing aliases.
+    const out: Record<string, unknown> = { ...body };
+    if (out.seconds === undefined && out.duration === undefined) out.seconds = 2;
+    if (out.size !== undefined && out.resolution !== undefined) out.resolution = out.size;
+    return out;
+  });
+
+function secondsOf(value: unknown): number | null | 'bad' {
+  if (value === undefined) return null;
+  if (typeof value === 'number') return Number.isInteger(value) && value > 0 ? value : 'bad';
+  if (typeof value === 'string') return /^[1-9]\d{0,4}$/.test(value.trim()) ? Number(value.trim()) : 'bad';
+  return 'bad';
+}
+
+/** The gateway's documented rules for a JSON /videos body against local-video, as an oracle. */
+function videoRequestValid(body: Record<string, unknown>): boolean {
+  if (!keysOf(body).every((key) => VIDEO_FIELDS.includes(key))) return false;
+  for (const key of ['model', 'prompt', 'size', 'resolution', 'request_type', 'client_request_id']) {
+    if (body[key] !== undefined && typeof body[key] !== 'string') return false;
+  }
+  for (const key of ['seconds', 'duration']) {
+    const value = body[key];
+    if (value !== undefined && typeof value !== 'string' && !(typeof value === 'number' && Number.isInteger(value))) return false;
+  }
+  if (body.model !== 'local-video') return false;
+  const prompt = body.prompt;
+  if (typeof prompt !== 'string' || prompt.trim().length === 0 || prompt.length > 32_000) return false;
+  const duration = secondsOf(body.duration);
+  const seconds = secondsOf(body.seconds);
+  if (duration === 'bad' || seconds === 'bad') return false;
+  if (duration !== null && seconds !== null && duration !== seconds) return false;
+  const chosen = duration ?? seconds;
+  if (chosen === null || ![2, 4, 8].includes(chosen)) return false;
+  if (body.resolution !== undefined && body.size !== undefined && body.resolution !== body.size) return false;
+  const size = (body.resolution ?? body.size) as string | undefined;
+  if (size !== undefined && !VIDEO_SIZES.includes(size)) return false;
+  if (body.request_type !== undefined && body.request_type !== 'text-to-video') return false;
+  const id = body.client_request_id as string | undefined;
+  if (id !== undefined && (id.length === 0 || id.length > 200)) return false;
+  return true;
+}
+
+async function checkAndCancelTask(response: RawResponse, token = a.token): Promise<void> {
+  const task = response.body as VideoTask;
+  expect(task.id).toMatch(/^video_[a-z0-9]{20}$/);
+  expect(task).toMatchObject({ object: 'video', status: 'queued', error: null });
+  const cancelled = await fetchRaw(`${t.baseUrl}/videos/${task.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } });
+  checkResponse(cancelled, { statuses: [200], label: `DELETE ${task.id}` });
+  expect(['failed', 'completed']).toContain((cancelled.body as VideoTask).status);
+}
+
+describe('POST /v1/images/generations (JSON)', () => {
+  it('a body is answered 200 exactly when it is valid, else 4xx with the standard error', async () => {
+    let valid = 0;
+    await fc.assert(
+      fc.asyncProperty(bodies(validImageBody, IMAGE_FIELDS, IMAGE_EXTRAS), async (body) => {
+        const response = await fetchRaw(`${t.baseUrl}/images/generations`, { method: 'POST', headers: { ...auth(), 'content-type': 'application/json' }, body: JSON.stringify(body) }, 30_000);
+        const expectValid = imageRequestValid(body);
+        checkResponse(response, { statuses: expectValid ? [200] : [400], label: `POST /images/generations ${JSON.stringify(body).slice(0, 200)}` });
+        if (expectValid) {
+          valid += 1;
+          checkImageSuccess(response);
+        }
+      }),
+      { seed: SEED, numRuns: RUNS.body },
+    );
+    expect(valid).toBeGreaterThan(30);
+  }, 90_000);
+});
+
+describe('POST /v1/videos (JSON)', () => {
+  it('a body is answered 200 (a queued task) exactly when it is valid, else 4xx with the standard error', async () => {
+    let valid = 0;
+    const idempotency = fc.option(fc.oneof(fc.uuid(), fc.constantFrom('', ' ', 'a b', 'é', 'k'.repeat(256))), { freq: 4 });
+    await fc.assert(
+      fc.asyncProperty(bodies(validVideoBody, VIDEO_VALUES, VIDEO_EXTRAS), idempotency, async (body, key) => {
+        const headers: Record<string, string> = { ...auth(), 'content-type': 'application/json' };
+        if (key !== null) headers['idempotency-key'] = key;
+        const response = await fetchRaw(`${t.baseUrl}/videos`, { method: 'POST', headers, body: JSON.stringify(body) });
+        const keyValid = key === null || /^[\x21-\x7e]{1,255}$/.test(key);
+        const expectValid = videoRequestValid(body) && keyValid;
+        checkResponse(response, { statuses: expectValid ? [200] : [400], label: `POST /videos ${JSON.stringify(body).slice(0, 200)} key=${key}` });
+        if (expectValid) {
+          valid += 1;
+          await checkAndCancelTask(response);
+        }
+      }),
+      { seed: SEED, numRuns: RUNS.video },
+    );
+    expect(valid).toBeGreaterThan(20);
+  }, 90_000);
+});
+
+describe('raw bodies on the JSON endpoints', () => {
+  const deep = (depth: number) => '{"model":'.repeat(depth) + '1' + '}'.repeat(depth);
+  const hugePrompt = (model: string) => JSON.stringify({ model, prompt: 'x'.repeat(2 * 1024 * 1024), seconds: 4 });
+  const validImage = JSON.stringify({ model: 'local-image', prompt: 'truncate me', size: '256x256' });
+  const validVideo = JSON.stringify({ model: 'local-video', prompt: 'truncate me', seconds: 2 });
+
+  const contentType = fc.oneof(
+    fc.constantFrom(
+      'application/json', 'application/json; charset=utf-8', 'APPLICATION/JSON', 'application/json;charset=latin1', 'application/json; charset=utf-16',
+      'text/plain', 'text/json', 'application/x-www-form-urlencoded', 'multipart/form-data', 'multipart/form-data; boundary=xyz',
+      'application/octet-stream', 'application/jsonp', 'application/json, text/plain', 'application/*', '*/*', ';', '',
+    ),
+    printable(30),
+  );
+  const body = fc.oneof(
+    fc.uint8Array({ maxLength: 512 }).map((bytes) => Buffer.from(bytes)),
+    fc.tuple(invalidUtf8, fc.nat(40)).map(([bad, at]) => {
+      const text = Buffer.from(validImage);
+      const cut = Math.min(at, text.length);
+      return Buffer.concat([text.subarray(0, cut), bad, text.subarray(cut)]);
+    }),
+    fc.tuple(fc.constantFrom(validImage, validVideo), fc.nat(200)).map(([text, at]) => Buffer.from(text.slice(0, at % (text.length + 1)))),
+    fc.constantFrom(
+      Buffer.alloc(0), Buffer.from('null'), Buffer.from('[]'), Buffer.from('"x"'), Buffer.from('1e999'), Buffer.from('{"a":1,"a":2}'),
+      Buffer.from('{"__proto__":{"admin":true},"model":"local-image","prompt":"x"}'),
+      Buffer.from('{"constructor":{"prototype":{"x":1}}}'), Buffer.from('\uFEFF{}'), Buffer.from('{}garbage'),
+      Buffer.from(deep(10_000)), Buffer.from('['.repeat(50_000) + ']'.repeat(50_000)),
+      Buffer.from(hugePrompt('local-image')), Buffer.from(hugePrompt('local-video')),
+    ),
+  );
+
+  it('random bytes, invalid UTF-8, truncated JSON, odd Content-Types and huge bodies are refused with 4xx', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom('/images/generations', '/videos'), contentType, body, async (path, type, bytes) => {
+        const headers: Record<string, string> = { ...auth() };
+        if (type !== '') headers['content-type'] = type;
+        const response = await rawRequest({ port, method: 'POST', path: `/v1${path}`, headers, body: bytes });
+        checkResponse(response, { label: `POST ${path} type=${JSON.stringify(type)} body=${JSON.stringify(bytes.subarray(0, 80).toString('latin1'))}` });
+        if (response.status === 200) {
+          // Only a complete valid body may succeed (a "truncation" at the very end).
+          expect([validImage, validVideo]).toContain(bytes.toString('utf8'));
+          if (path === '/videos') await checkAndCancelTask(response);
+          else checkImageSuccess(response);
+        }
+      }),
+      { seed: SEED, numRuns: RUNS.raw },
+    );
+  }, 90_000);
+
+  it('a 2 MB prompt is refused with 413 on both JSON endpoints', async () => {
+    for (const [path, model] of [['/images/generations', 'local-image'], ['/videos', 'local-video']] as const) {
+      const response = await rawRequest({ port, method: 'POST', path: `/v1${path}`, headers: { ...auth(), 'content-type': 'application/json' }, body: hugePrompt(model) });
+      checkResponse(response, { statuses: [413], label: path });
+    }
+  });
+});
+
+describe('GET /v1/videos?limit&after&order', () => {
+  const value = fc.oneof(
+    fc.constantFrom('1', '20', '100', '101', '0', '-1', '1.5', '1e2', '0x10', ' 5', '', 'asc', 'desc', 'DESC', 'random', '%00', '%ff', '%', '%2', '%E2%82'),
+    fc.constant('AID'),
+    fc.constant('BID'),
+    fc.constantFrom('video_aaaaaaaaaaaaaaaaaaaa', '../../gateway.db', '..%2F..%2Fgateway.db'),
+    anyText(20).map((s) => pctEncode(s)),
+    printable(20).map((s) => pctEncode(s, /[A-Za-z0-9._~!$'()*+,;:@/?%-]/)),
+  );
+  const query = fc.array(fc.tuple(fc.oneof(fc.constantFrom('limit', 'after', 'order', 'limit[]', 'after[0]', '__proto__', 'constructor', ''), printable(8).map((s) => pctEncode(s))), value, fc.boolean()), { maxLength: 5 });
+
+  it('lists only the caller\'s own tasks, and refuses bad parameters with 400', async () => {
+    const aOwn = new Set(aTasks);
+    await fc.assert(
+      fc.asyncProperty(query, async (pairs) => {
+        const qs = pairs
+          .map(([key, raw, withEquals]) => {
+            const v = raw === 'AID' ? completed.id : raw === 'BID' ? bTask : raw;
+            return withEquals ? `${key}=${v}` : key;
+          })
+          .join('&');
+        // Whatever is not sendable in a request line (spaces, controls, non-ASCII) goes percent-encoded.
+        const sendable = pctEncode(qs, /[!-"$-~]/);
+        const response = await rawRequest({ port, path: `/v1/videos${sendable ? `?${sendable}` : ''}`, headers: auth() });
+        checkResponse(response, { statuses: [200, 400], label: `GET /videos?${qs}` });
+        if (response.status === 200) {
+          const list = response.body as { object: string; data: VideoTask[]; has_more: boolean };
+          expect(list.object).toBe('list');
+          expect(typeof list.has_more).toBe('boolean');
+          for (const task of list.data) {
+            expect(task.id).not.toBe(bTask);
+            // Every listed task is one A created (the fuzzed creations above are A's too).
+            if (!aOwn.has(task.id)) {
+              const own = await fetchRaw(`${t.baseUrl}/videos/${task.id}`, { headers: auth() });
+              expect(own.status).toBe(200);
+              aOwn.add(task.id);
+            }
+          }
+        }
+      }),
+      { seed: SEED, numRuns: RUNS.query },
+    );
+  }, 90_000);
+});
+
+describe('task ids in paths: GET /v1/videos/{id}, DELETE /v1/videos/{id}, GET /v1/videos/{id}/content', () => {
+  const id = fc.oneof(
+    { weight: 3, arbitrary: anyText(40) },
+    { weight: 1, arbitrary: fc.string({ unit: 'binary', minLength: 500, maxLength: 1_000 }) },
+    {
+      weight: 3,
+      arbitrary: fc.constantFrom(
+        '..', '../..', '../../gateway.db', '..%2F..%2Fgateway.db', '%2e%2e', '%2e%2e%2f%2e%2e%2fgateway.db', '..\\..\\gateway.db',
+        '/etc/passwd', '%2Fetc%2Fpasswd', 'video_aaaaaaaaaaaaaaaaaaaa', 'VIDEO_AAAAAAAAAAAAAAAAAAAA', 'video_', '\u0000', '%00',
+        'video_aaaaaaaaaaaaaaaaaaaa%00', 'video_aaaaaaaaaaaaaaaaaaaa/../../x', '%', '%ff%fe', '%c0%af', '%E2%82', '🎥', 'x'.repeat(10_000),
+        'BID', 'BID/content', 'BID%00', ' BID', 'BID ',
+      ),
+    },
+  );
+  // encoded: the id as one path segment (encodeURIComponent-like); raw: '/', '%', '.', '?' kept as typed.
+  const mode = fc.constantFrom('encoded', 'raw');
+  const target = fc.constantFrom(['GET', ''], ['DELETE', ''], ['GET', '/content'], ['HEAD', '/content']);
+
+  it('never 5xx, never another key\'s task, never a file: 404 (or 400/405) with the standard error', async () => {
+    await fc.assert(
+      fc.asyncProperty(id, mode, target, async (rawId, how, [method, suffix]) => {
+        const value = rawId.replaceAll('BID', bTask);
+        const segment = how === 'encoded' ? pctEncode(value) : pctEncode(value, /[A-Za-z0-9._~!$&'()*+,;=:@/%?-]/);
+        const path = `/v1/videos/${segment}${suffix}`;
+        const response = await rawRequest({ port, method, path, headers: auth() });
+        if (method === 'HEAD') {
+          expect(response.status, path).toBeGreaterThanOrEqual(400);
+          expect(response.status, path).toBeLessThan(500);
+          return;
+        }
+        checkResponse(response, { statuses: how === 'encoded' ? [404] : [400, 404, 405], label: `${method} ${path.slice(0, 300)}` });
+        expect(response.text).not.toContain('SQLite format 3');
+        if (response.status === 404) expect((response.body as { error: { code: string } }).error.code).toBe('not_found');
+      }),
+      { seed: SEED, numRuns: RUNS.ids },
+    );
+    // B's task is untouched by A's DELETEs.
+    const mine = await fetchRaw(`${t.baseUrl}/videos/${bTask}`, { headers: { authorization: `Bearer ${b.token}` } });
+    expect(mine.status).toBe(200);
+  }, 120_000);
+
+  it('malformed percent-encoding in a task id is answered with the standard error body', async () => {
+    for (const path of ['/v1/videos/%', '/v1/videos/%ff%fe', '/v1/videos/%E2%82/content', '/v1/videos/%zz']) {
+      checkResponse(await rawRequest({ port, path, headers: auth() }), { statuses: [400, 404], label: path });
+    }
+  });
+
+  it('a very long task id (over 100 characters) is 404 not_found with the standard error body', async () => {
+    for (const length of [101, 1_000, 8_000]) {
+      for (const [method, suffix] of [['GET', ''], ['DELETE', ''], ['GET', '/content']] as const) {
+        const path = `/v1/videos/video_${'a'.repeat(length)}${suffix}`;
+        checkResponse(await rawRequest({ port, method, path, headers: auth() }), { statuses: [404], label: `${method} id of ${length} chars${suffix}` });
+      }
+    }
+  });
+});
+
+describe('Range on GET /v1/videos/{id}/content', () => {
+  const range = fc.oneof(
+    fc.tuple(fc.option(fc.oneof(fc.nat(), fc.constantFrom(2 ** 53, 1e21, 99_999_999_999))), fc.option(fc.oneof(fc.nat(), fc.constantFrom(2 ** 53, 1e21)))).map(
+      ([start, end]) => `bytes=${start ?? ''}-${end ?? ''}`,
+    ),
+    fc.constantFrom('bytes=0-0', 'bytes=-0', 'bytes=-', 'bytes=0-1,2-3', 'bytes=1-0', 'items=0-1', 'bytes =0-1', 'bytes=0x10-', 'bytes=-1e3', 'bytes=\xb3-\xb4'),
+    printable(30),
+  );
+
+  it('answers 200, 206 with a consistent Content-Range, or 416 with the standard error', async () => {
+    const full = await rawRequest({ port, path: `/v1/videos/${completed.id}/content`, headers: auth() });
+    expect(full.status).toBe(200);
+    const size = full.bytes.length;
+    await fc.assert(
+      fc.asyncProperty(range, async (header) => {
+        const response = await rawRequest({ port, path: `/v1/videos/${completed.id}/content`, headers: { ...auth(), range: header } });
+        checkResponse(response, { statuses: [200, 206, 416], label: `Range: ${header}` });
+        if (response.status === 206) {
+          const match = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(response.headers.get('content-range') ?? '');
+          expect(match, header).not.toBeNull();
+          const [, start, end, total] = match!.map(Number) as [number, number, number, number];
+          expect(total).toBe(size);
+          expect(response.bytes.equals(full.bytes.subarray(start, end + 1))).toBe(true);
+        }
+        if (response.status === 200) expect(response.bytes.length).toBe(size);
+      }),
+      { seed: SEED, numRuns: RUNS.range },
+    );
+  }, 60_000);
+});
+
+describe('Authorization headers', () => {
+  const mangle = (token: string, at: number, char: string) => {
+    const i = at % token.length;
+    const replaced = token[i] === char ? (char === 'a' ? 'b' : 'a') : char;
+    return token.slice(0, i) + replaced + token.slice(i + 1);
+  };
+  const header = fc.oneof(
+    printable(60),
+    printable(60).map((s) => `Bearer ${s}`),
+    fc.tuple(fc.nat(), fc.constantFrom('a', 'Z', '_', '-', '0')).map(([at, char]) => `Bearer ${mangle(a.token, at, char)}`),
+    fc.constantFrom(
+      'Bearer', 'Bearer ', 'bearer', 'Basic dXNlcjpwYXNz', 'Bearer mgw_', 'Bearer mgw__', 'Bearer mgw_x_y', 'Token abc',
+      'Bearer a b', `Bearer ${'m'.repeat(8_000)}`, 'Bearer mgw_000000000000_' + 'A'.repeat(43),
+    ),
+    fc.constant('TRUNC').map(() => `Bearer ${a.token.slice(0, -1)}`),
+    fc.constant('EXTRA').map(() => `Bearer ${a.token}x`),
+  );
+
+  it('anything but a valid key is 401 with the standard error, on reads and on creations', async () => {
+    await fc.assert(
+      fc.asyncProperty(header, fc.boolean(), async (value, create) => {
+        const response = create
+          ? await rawRequest({ port, method: 'POST', path: '/v1/images/generations', headers: { authorization: value, 'content-type': 'application/json' }, body: '{"model":"local-image","prompt":"x","size":"256x256"}' })
+          : await rawRequest({ port, path: '/v1/videos', headers: { authorization: value } });
+        checkResponse(response, { statuses: [401], label: `Authorization: ${value.slice(0, 80)}` });
+        expect(response.text).not.toContain(a.token);
+        expect(response.text).not.toContain(value.length > 12 ? value.slice(7) : '\u0000');
+      }),
+      { seed: SEED, numRuns: RUNS.auth },
+    );
+  }, 60_000);
+});
+
+describe('after the fuzzing', () => {
+  it('the server still answers GET /v1/models and memory stayed bounded', async () => {
+    const models = await fetchRaw(`${t.baseUrl}/models`);
+    expect(models.status).toBe(200);
+    expect((models.body as { data: unknown[] }).data.length).toBeGreaterThanOrEqual(4);
+    const grown = rssMb() - rssBefore;
+    expect(grown, `rss grew by ${grown.toFixed(0)} MB`).toBeLessThan(300);
+  });
+});
