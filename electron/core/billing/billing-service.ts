@@ -140,6 +140,14 @@ export class BillingService {
     return accountId !== null;
   }
 
+  /** Releases a hold, retrying with backoff while storage refuses the write (up to ~1 minute). */
+  releaseEventually(holdId: string, attempt = 0): void {
+    this.release(holdId).catch(() => {
+      if (attempt >= 8) return; // the next start releases orphaned image holds
+      setTimeout(() => this.releaseEventually(holdId, attempt + 1), 250 * 2 ** attempt).unref();
+    });
+  }
+
   /** Holds of synchronous requests cannot outlive the process: release those a crash left behind. */
   async releaseOrphans(purpose: string): Promise<number> {
     const orphans = await this.store.db

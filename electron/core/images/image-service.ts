@@ -88,10 +88,20 @@ export class ImageService {
         throw new GatewayError('upstream_invalid_response', 'The provider returned data that is not an image.');
       }
     } catch (error) {
-      if (hold) await this.billing.release(hold.holdId);
+      if (hold) await this.billing.release(hold.holdId).catch(() => this.billing.releaseEventually(hold.holdId));
       throw error;
     }
-    const charged = hold ? ((await this.billing.consume(hold.holdId, tokenCostNano(pricing, outcome.usage))) ?? 0) : 0;
+    let charged = 0;
+    if (hold) {
+      try {
+        charged = (await this.billing.consume(hold.holdId, tokenCostNano(pricing, outcome.usage))) ?? 0;
+      } catch (error) {
+        // The charge could not be written (storage trouble): the client gets no image, so the
+        // hold must end released, now or as soon as storage allows.
+        this.billing.releaseEventually(hold.holdId);
+        throw error;
+      }
+    }
     this.access.record({
       principal: principal.keyId,
       model: entry.record.id,

@@ -78,6 +78,8 @@ export interface VideoProvider {
   submitVideo(job: VideoJob): Promise<string>;
   pollVideo(job: VideoJob, upstreamId: string): Promise<VideoPoll>;
   cancelVideo(job: VideoJob, upstreamId: string): Promise<void>;
+  /** The longest a submitVideo call may take; a creation holds its task this long. */
+  readonly submitTimeoutMs?: number;
   /** How often active tasks are polled at most (remote APIs should not be hammered). */
   readonly pollIntervalMs?: number;
   /** Local providers call this when a job changes, so the scheduler need not wait for its next tick. */

@@ -50,7 +50,11 @@ export class VideoScheduler {
       if ('onVideoUpdate' in provider && provider.onVideoUpdate) {
         provider.onVideoUpdate((taskId) => {
           // Make the task due now, so its change is recorded without waiting for the next tick.
-          void this.tasks.schedulePoll(taskId, 0).then(() => this.poke());
+          this.tasks
+            .schedulePoll(taskId, 0)
+            .then(() => this.poke())
+            // Storage trouble here only delays the update: the next tick polls the task anyway.
+            .catch((error: unknown) => this.logger.warn({ err: error, taskId }, 'could not mark a video task due'));
         });
       }
     }

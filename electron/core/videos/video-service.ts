@@ -20,6 +20,8 @@ import { ACTIVE_STATUSES, type VideoTaskStore } from './video-task-store.js';
 import { toVideoTask } from './video-view.js';
 
 export const DEFAULT_MAX_TASK_SECONDS = 15 * 60;
+/** Longer than an upstream creation call may take (the whole-call timeout). */
+export const SUBMIT_LEASE_MS = 150_000;
 
 export type ContentUrl = (taskId: string) => string;
 
@@ -92,7 +94,9 @@ export class VideoService {
           updated_at: now,
           completed_at: null,
           deadline_at: now + maxSeconds * 1000,
-          next_poll_at: now,
+          // A lease: the scheduler must not submit the task while this creation is submitting it.
+          // After a crash mid-submit, the task is resubmitted once the lease runs out.
+          next_poll_at: now + (provider.submitTimeoutMs ?? SUBMIT_LEASE_MS),
         });
         if (key) await rememberIdempotent(trx, principal.accountId, key, fingerprint, taskId, now);
         return null;

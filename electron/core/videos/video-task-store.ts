@@ -69,10 +69,11 @@ export class VideoTaskStore {
     await trx.insertInto('video_tasks').values(row).execute();
   }
 
+  /** Records the upstream job and makes the task due, ending the creation's submit lease. */
   async setUpstream(id: string, upstreamId: string): Promise<void> {
     await this.store.db
       .updateTable('video_tasks')
-      .set({ upstream_id: upstreamId, updated_at: this.clock.now() })
+      .set({ upstream_id: upstreamId, updated_at: this.clock.now(), next_poll_at: 0 })
       .where('id', '=', id)
       .execute();
   }
@@ -135,11 +136,14 @@ export class VideoTaskStore {
     });
   }
 
-  /** Creation refused by the provider: release the hold and leave no task (or idempotency key) behind. */
+  /**
+   * Creation refused by the provider: release the hold and leave no task (or idempotency key)
+   * behind. Only a task that was never submitted can be discarded.
+   */
   async discard(id: string): Promise<void> {
     await this.store.tx(async (trx) => {
       const row = await this.get(id, trx);
-      if (!row) return;
+      if (!row || row.status !== 'queued' || row.upstream_id !== null) return;
       await trx.deleteFrom('idempotency_keys').where('task_id', '=', id).execute();
       await trx.deleteFrom('video_tasks').where('id', '=', id).execute();
       if (row.hold_id) await this.billing.releaseIn(trx, row.hold_id);

@@ -10,6 +10,8 @@ import { LocalVideoProvider } from './local-video-provider.js';
 export class LocalProvider implements ImageProvider, VideoProvider {
   readonly id = LOCAL_PROVIDER_ID;
   readonly kind = 'local';
+  /** Submitting only queues a render in memory. */
+  readonly submitTimeoutMs = 5_000;
   private readonly images: LocalImageProvider;
   private readonly videos: LocalVideoProvider;
 

@@ -1,0 +1,246 @@
+// Disk and database faults, made real through SQLite itself (the suite runs as root, so file
+// permissions would not stop a write): `PRAGMA query_only = 1` on the gateway's own connection
+// turns every write into SQLITE_READONLY (a read-only data dir), `PRAGMA max_page_count = <page
+// count>` makes the database full (SQLITE_FULL), and a second connection in another thread that
+// holds `BEGIN IMMEDIATE` locks it. Contract: a write that fails because storage is read-only or
+// full answers 503 `storage_unavailable` with a clear message (never a 500, never internals);
+// nothing is corrupted, and once the fault is gone the database checks `ok`, every hold has ended
+// exactly once, the accounts balance, and requests work again. A lock released within the busy
+// timeout is waited out: the request succeeds.
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { VideoTask } from '../../shared/api-types.js';
+import { USD } from '../helpers/gateway.js';
+import { errorOf, postJson, request, type RawResponse } from '../helpers/http.js';
+import { ledgerProblems, sleep, startReliabilityUpstreams, type ReliabilityUpstreams } from './support.js';
+
+let u: ReliabilityUpstreams;
+type Key = { id: string; token: string; accountId: string };
+/** Each test bills its own key, so a hold one test leaves behind never fails another. */
+let key: Key;
+const raw = () => u.t.gateway.store.raw;
+/** A pragma's single value (libsql ignores better-sqlite3's {simple: true} and adds _metadata). */
+const pragmaValue = (name: string): unknown => (raw().prepare(`pragma ${name}`).raw(true).get() as unknown[])[0];
+/** All rows of a pragma, as arrays. */
+const pragmaRows = (name: string): unknown[][] => raw().prepare(`pragma ${name}`).raw(true).all() as unknown[][];
+
+beforeAll(async () => {
+  u = await startReliabilityUpstreams({
+    scheduler: { intervalMs: 100 },
+    limits: { requests: { balance: { perSecond: 10_000, perMinute: 100_000, perHour: 1_000_000 } } },
+  });
+});
+beforeEach(async () => {
+  key = await u.t.key('balance', { balanceNano: 100 * USD });
+});
+afterEach(() => {
+  // Whatever a test did, the next one starts from a writable, unbounded database.
+  raw().pragma('query_only = 0');
+  raw().pragma('max_page_count = 4294967294');
+  u.openai.clearFaults();
+});
+afterAll(() => u?.close());
+
+const image = (size = '256x256') => postJson(`${u.t.baseUrl}/images/generations`, { model: 'local-image', prompt: 'a lighthouse on a cliff', size }, key.token);
+const video = () => postJson(`${u.t.baseUrl}/videos`, { model: 'local-video', prompt: 'waves at dusk', seconds: 2, size: '480p' }, key.token);
+const getTask = async (id: string) => (await request(`${u.t.baseUrl}/videos/${id}`, { headers: { authorization: `Bearer ${key.token}` } })).body as VideoTask;
+
+/** "<status> <code>" of a response, so one comparison shows what every request got. */
+function outcome(response: RawResponse): string {
+  if (response.status === 200) return '200';
+  try {
+    return `${response.status} ${errorOf(response).code}`;
+  } catch {
+    return `${response.status} (not the standard error body: ${response.text.slice(0, 120)})`;
+  }
+}
+
+/** Internals that must never reach a client: stack frames, file paths, SQLite's own messages. */
+const INTERNALS = /\bat \S+ \(|node_modules|\.(ts|js):\d+|SQLITE_|readonly database|disk is full|database is locked|SqliteError/i;
+
+async function waitTerminal(id: string, timeoutMs = 20_000): Promise<VideoTask> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const task = await getTask(id);
+    if (task.status !== 'queued' && task.status !== 'in_progress') return task;
+    if (Date.now() > deadline) throw new Error(`task ${id} still ${task.status} after ${timeoutMs} ms`);
+    await sleep(100);
+  }
+}
+
+async function waitNoActiveTasks(timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const active = await u.t.gateway.store.db.selectFrom('video_tasks').select('id').where('account_id', '=', key.accountId).where('status', 'in', ['queued', 'in_progress']).execute();
+    if (active.length === 0) return;
+    await sleep(100);
+  }
+  throw new Error('video tasks still active');
+}
+
+/** Ledger problems of this test's account (every hold ended exactly once, balance = top-ups - charges, ...). */
+const problemsOfKey = async () => (await ledgerProblems(u.t.gateway.store.db, { requireEnded: true })).filter((p) => p.accountId === key.accountId);
+
+/** After a fault is lifted: integrity ok, every hold ended exactly once, the account balances, requests work. */
+async function expectRecovered(): Promise<void> {
+  expect(pragmaValue('integrity_check')).toBe('ok');
+  expect(pragmaRows('foreign_key_check')).toEqual([]);
+  await waitNoActiveTasks();
+  expect(await problemsOfKey()).toEqual([]);
+  expect(outcome(await image())).toBe('200');
+  const created = await video();
+  expect(outcome(created)).toBe('200');
+  expect((await waitTerminal((created.body as VideoTask).id)).status).toBe('completed');
+  expect(await problemsOfKey()).toEqual([]);
+}
+
+describe('read-only data dir (PRAGMA query_only = 1: every write fails with SQLITE_READONLY)', () => {
+  it('image and video creations answer 503 storage_unavailable with a clear message, never a 500', async () => {
+    raw().pragma('query_only = 1');
+    let responses: RawResponse[];
+    try {
+      responses = [await image(), await video()];
+      // Reads do not write: polling and listing still work.
+      const list = await request(`${u.t.baseUrl}/videos`, { headers: { authorization: `Bearer ${key.token}` } });
+      expect(list.status).toBe(200);
+    } finally {
+      raw().pragma('query_only = 0');
+    }
+    expect(responses.map(outcome)).toEqual(['503 storage_unavailable', '503 storage_unavailable']);
+    for (const response of responses) expect(response.text).not.toMatch(INTERNALS);
+    await expectRecovered();
+  });
+
+  it('a local-video task that finishes while the database is read-only completes once it is writable, charged once, and nothing is left unhandled', async () => {
+    // Node ends `mgw serve` on an unhandled promise rejection: a failed write must never become one.
+    const unhandled: string[] = [];
+    const onUnhandled = (reason: unknown) => {
+      const lines = String((reason as Error)?.stack ?? reason).split('\n');
+      // The message and the gateway's own frames (where the promise was left without a catch).
+      unhandled.push([lines[0], ...lines.filter((l) => l.includes('/electron/')).map((l) => l.trim())].join(' | '));
+    };
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      await renderThroughReadOnly();
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+    expect(unhandled.slice(0, 3), `${unhandled.length} unhandled rejections while storage was read-only`).toEqual([]);
+  });
+
+  async function renderThroughReadOnly(): Promise<void> {
+    const created = await video();
+    expect(created.status).toBe(200);
+    const id = (created.body as VideoTask).id;
+    raw().pragma('query_only = 1');
+    try {
+      // Long enough for the render (~0.5-1 s) to end and the scheduler to fail its completion a few times.
+      await sleep(2_500);
+      const stuck = await u.t.gateway.videoTasks.get(id);
+      expect(stuck!.status).not.toBe('completed');
+    } finally {
+      raw().pragma('query_only = 0');
+    }
+    const done = await waitTerminal(id);
+    expect(done).toMatchObject({ status: 'completed', cost_usd: '0.10000000' });
+    const row = (await u.t.gateway.videoTasks.get(id))!;
+    const endings = await u.t.gateway.store.db.selectFrom('ledger').select('kind').where('hold_id', '=', row.hold_id!).where('kind', 'in', ['consume', 'release']).execute();
+    expect(endings.map((e) => e.kind)).toEqual(['consume']);
+    await expectRecovered();
+  }
+
+  it('an image request in flight when storage turns read-only does not leave its hold active once storage is back', async () => {
+    // The upstream answers after 800 ms: the hold is reserved before the fault, settled after it.
+    u.openai.inject('POST /v1/images/generations', { latencyMs: 800, times: 1 });
+    const pending = postJson(`${u.t.baseUrl}/images/generations`, { model: 'up-image', prompt: 'slow one', size: '256x256' }, key.token);
+    await sleep(300);
+    const reserved = await u.t.gateway.store.db.selectFrom('holds').select('id').where('account_id', '=', key.accountId).where('status', '=', 'active').execute();
+    expect(reserved).toHaveLength(1);
+    raw().pragma('query_only = 1');
+    let response: RawResponse;
+    try {
+      response = await pending;
+    } finally {
+      raw().pragma('query_only = 0');
+    }
+    expect(outcome(response)).toBe('503 storage_unavailable');
+    expect(response.text).not.toMatch(INTERNALS);
+    // Storage is back and nothing is in flight: no hold may stay active (it would keep the money
+    // unavailable until the next restart).
+    await sleep(300);
+    const left = await u.t.gateway.store.db.selectFrom('holds').select(['id', 'amount_nano']).where('account_id', '=', key.accountId).where('status', '=', 'active').execute();
+    expect(left, 'image hold still active after storage recovered').toEqual([]);
+    await expectRecovered();
+  });
+});
+
+describe('full database (PRAGMA max_page_count = page_count: new pages fail with SQLITE_FULL)', () => {
+  it('requests that cannot be written answer 503 storage_unavailable; after more room, all is consistent', async () => {
+    const pages = Number(pragmaValue('page_count'));
+    expect(pages).toBeGreaterThan(10);
+    raw().pragma(`max_page_count = ${pages}`);
+    expect(Number(pragmaValue('max_page_count'))).toBe(pages);
+    const outcomes: string[] = [];
+    const texts: string[] = [];
+    try {
+      // Fill what room is left: image and video creations until several have failed.
+      for (let i = 0; i < 400 && outcomes.filter((o) => o !== '200').length < 6; i++) {
+        const response = i % 4 === 3 ? await video() : await image();
+        outcomes.push(outcome(response));
+        if (response.status !== 200) texts.push(response.text);
+      }
+    } finally {
+      raw().pragma('max_page_count = 4294967294');
+    }
+    const failures = outcomes.filter((o) => o !== '200');
+    expect(failures.length, 'the database never filled up').toBeGreaterThan(0);
+    expect([...new Set(failures)]).toEqual(['503 storage_unavailable']);
+    for (const text of texts) expect(text).not.toMatch(INTERNALS);
+    await expectRecovered();
+  });
+});
+
+describe('locked database (another connection holds BEGIN IMMEDIATE)', () => {
+  const libsqlPath = createRequire(import.meta.url).resolve('libsql');
+
+  /** Holds the write lock from a worker thread (the gateway's busy wait blocks this thread). */
+  async function holdLock(holdMs: number): Promise<{ released: Promise<void> }> {
+    const worker = new Worker(
+      `const { parentPort, workerData } = require('node:worker_threads');
+       const Database = require(workerData.libsql);
+       const db = new Database(workerData.path);
+       db.exec('BEGIN IMMEDIATE');
+       db.exec("UPDATE meta SET key = key WHERE 0");
+       parentPort.postMessage('locked');
+       setTimeout(() => { db.exec('COMMIT'); db.close(); parentPort.postMessage('released'); }, workerData.holdMs);`,
+      { eval: true, workerData: { libsql: libsqlPath, path: u.t.gateway.store.path, holdMs } },
+    );
+    const messages: string[] = [];
+    const released = new Promise<void>((resolve, reject) => {
+      worker.on('message', (m: string) => {
+        messages.push(m);
+        if (m === 'released') void worker.terminate().then(() => resolve());
+      });
+      worker.on('error', reject);
+    });
+    await new Promise<void>((resolve, reject) => {
+      worker.once('message', () => resolve());
+      worker.once('error', reject);
+    });
+    return { released };
+  }
+
+  it('a request meeting a lock released after ~500 ms waits for it (busy timeout) and succeeds', async () => {
+    for (const send of [() => image(), () => video()]) {
+      const lock = await holdLock(500);
+      const started = Date.now();
+      const response = await send();
+      const waited = Date.now() - started;
+      await lock.released;
+      expect(outcome(response)).toBe('200');
+      expect(waited).toBeGreaterThanOrEqual(300);
+    }
+    await expectRecovered();
+  });
+});
