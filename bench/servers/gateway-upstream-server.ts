@@ -6,7 +6,10 @@ import { join } from 'node:path';
 import { createGateway } from '../../electron/core/gateway.js';
 import { startHttpServer } from '../../electron/http/server.js';
 
-const gateway = await createGateway({ dataDir: mkdtempSync(join(tmpdir(), 'mgw-bench-up-')) });
+/** Load generators are one key: the owner lifts its request windows, as the README shows. */
+const BENCH_LIMITS = { requests: { balance: { perSecond: 1_000_000, perMinute: 10_000_000, perHour: 100_000_000 } } };
+
+const gateway = await createGateway({ dataDir: mkdtempSync(join(tmpdir(), 'mgw-bench-up-')), limits: BENCH_LIMITS });
 await gateway.providerConfigs.add({ id: 'up', kind: 'openai', baseUrl: process.env.MGW_BENCH_UPSTREAM_URL!, apiKey: process.env.MGW_BENCH_UPSTREAM_KEY! });
 const base = (await gateway.catalog.find('local-image'))!.record;
 await gateway.catalog.put({

@@ -63,14 +63,15 @@ export class ProviderConfigs {
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw invalid('base_url must be an http(s) URL.', 'base_url');
     if (input.apiKeyEnv !== undefined && !ENV.test(input.apiKeyEnv)) throw invalid('api_key_env must be an environment variable name.', 'api_key_env');
     if (input.apiKey !== undefined && input.apiKeyEnv !== undefined) throw invalid('Give the API key or the name of its environment variable, not both.', 'api_key');
+    // The secret first: a server rebuilding the adapter when the row changes must see the new key.
+    if (input.apiKey !== undefined) this.secrets.set(secretName(input.id), input.apiKey);
+    else this.secrets.delete(secretName(input.id));
     const now = this.clock.now();
     await this.store.db
       .insertInto('providers')
       .values({ id: input.id, kind: input.kind, base_url: baseUrl.replace(/\/+$/, ''), api_key_env: input.apiKeyEnv ?? null, created_at: now, updated_at: now })
       .onConflict((oc) => oc.column('id').doUpdateSet({ kind: input.kind, base_url: baseUrl.replace(/\/+$/, ''), api_key_env: input.apiKeyEnv ?? null, updated_at: now }))
       .execute();
-    if (input.apiKey !== undefined) this.secrets.set(secretName(input.id), input.apiKey);
-    else this.secrets.delete(secretName(input.id));
     return this.info((await this.row(input.id))!);
   }
 

@@ -61,9 +61,14 @@ export class ProviderRegistry {
     await this.http.close();
   }
 
+  /**
+   * The key is read once per adapter build: a change of provider config (even from the CLI)
+   * bumps the row and rebuilds the adapter, and reading the secret file per request was the
+   * largest avoidable cost on the upstream path.
+   */
   private build(row: ProviderRow): Provider {
-    const configs = this.configs!;
-    const apiKey = () => configs.apiKey(row);
+    const key = this.configs!.apiKey(row);
+    const apiKey = () => key;
     if (row.kind === 'openai') return new OpenAIProvider({ id: row.id, baseUrl: row.base_url, apiKey }, this.http);
     return new FalProvider({ id: row.id, baseUrl: row.base_url, apiKey }, this.http);
   }
