@@ -2,7 +2,7 @@
 import type { ModelRecord } from '../../shared/api-types.js';
 import type { Logger } from '../../electron/core/logger.js';
 import { startFalEmulator, startOpenAIEmulator, type FalEmulator, type OpenAIEmulator } from '../emulators/index.js';
-import { startTestGateway, type TestGateway } from './gateway.js';
+import { startTestGateway, type TestGateway, type TestGatewayOptions } from './gateway.js';
 
 export interface UpstreamSetup {
   t: TestGateway;
@@ -18,14 +18,25 @@ export function capturingLogger(lines: UpstreamSetup['logs']): Logger {
   return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }
 
-export async function startUpstreams(options: { totalTimeoutMs?: number } = {}): Promise<UpstreamSetup> {
+export interface UpstreamOptions extends Omit<TestGatewayOptions, 'logger'> {
+  totalTimeoutMs?: number;
+  /** queued -> completed time of the emulators' tasks (default 200 ms each). */
+  openaiVideoMs?: number;
+  falMs?: number;
+  /** The emulators' tasks never complete. */
+  stuck?: boolean;
+}
+
+export async function startUpstreams(options: UpstreamOptions = {}): Promise<UpstreamSetup> {
   const logs: UpstreamSetup['logs'] = [];
+  const { totalTimeoutMs, openaiVideoMs, falMs, stuck, ...gatewayOptions } = options;
   const t = await startTestGateway({
+    upstreamTimeouts: { connectMs: 2_000, totalMs: totalTimeoutMs ?? 10_000 },
+    ...gatewayOptions,
     logger: capturingLogger(logs),
-    upstreamTimeouts: { connectMs: 2_000, totalMs: options.totalTimeoutMs ?? 10_000 },
   });
-  const openai = await startOpenAIEmulator({ exactSize: true, videoDurationMs: 200 });
-  const fal = await startFalEmulator({ durationMs: 200 });
+  const openai = await startOpenAIEmulator({ exactSize: true, videoDurationMs: openaiVideoMs ?? 200, stuckVideos: stuck ?? false });
+  const fal = await startFalEmulator({ durationMs: falMs ?? 200, stuck: stuck ?? false });
   await t.gateway.providerConfigs.add({ id: 'up', kind: 'openai', baseUrl: openai.baseUrl, apiKey: openai.apiKey });
   await t.gateway.providerConfigs.add({ id: 'fal', kind: 'fal', baseUrl: fal.baseUrl, apiKey: fal.apiKey });
 

@@ -4,12 +4,9 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ModelRecord } from '../../shared/api-types.js';
 import type { Database } from '../../electron/core/store/schema.js';
 import type { Kysely } from 'kysely';
-import { startFalEmulator, startOpenAIEmulator, type FalEmulator, type OpenAIEmulator } from '../emulators/index.js';
-import { startTestGateway, type TestGateway, type TestGatewayOptions } from '../helpers/gateway.js';
-import { capturingLogger, type UpstreamSetup } from '../helpers/upstreams.js';
+import { startUpstreams, type UpstreamOptions, type UpstreamSetup } from '../helpers/upstreams.js';
 
 /** mulberry32: small, fast, good enough to pick fault moments reproducibly. */
 export function prng(seed: number): { next(): number; int(min: number, max: number): number; pick<T>(items: readonly T[]): T; chance(p: number): boolean } {
@@ -43,64 +40,10 @@ export const PRICE_PER_SECOND_NANO: Record<string, number> = {
   'fal-video': 70_000_000,
 };
 
-export interface ReliabilityUpstreams extends UpstreamSetup {
-  openai: OpenAIEmulator;
-  fal: FalEmulator;
-}
+export type ReliabilityUpstreams = UpstreamSetup;
 
-/**
- * Like test/helpers/upstreams.ts (same providers "up" and "fal", same models and prices), but
- * with the gateway options a reliability test needs (scheduler, limits, timeouts).
- */
-export async function startReliabilityUpstreams(
-  options: Omit<TestGatewayOptions, 'logger'> & { openaiVideoMs?: number; falMs?: number; stuck?: boolean } = {},
-): Promise<ReliabilityUpstreams> {
-  const logs: UpstreamSetup['logs'] = [];
-  const { openaiVideoMs, falMs, stuck, ...gatewayOptions } = options;
-  const t = await startTestGateway({
-    upstreamTimeouts: { connectMs: 2_000, totalMs: 10_000 },
-    ...gatewayOptions,
-    logger: capturingLogger(logs),
-  });
-  const openai = await startOpenAIEmulator({ exactSize: true, videoDurationMs: openaiVideoMs ?? 200, stuckVideos: stuck ?? false });
-  const fal = await startFalEmulator({ durationMs: falMs ?? 200, stuck: stuck ?? false });
-  await t.gateway.providerConfigs.add({ id: 'up', kind: 'openai', baseUrl: openai.baseUrl, apiKey: openai.apiKey });
-  await t.gateway.providerConfigs.add({ id: 'fal', kind: 'fal', baseUrl: fal.baseUrl, apiKey: fal.apiKey });
-
-  const local = (id: string) => t.gateway.catalog.find(id).then((e) => structuredClone(e!.record));
-  const image = await local('local-image');
-  const video = await local('local-video');
-  const put = (record: ModelRecord, providerId: string, upstreamModel: string) => t.gateway.catalog.put({ record, providerId, upstreamModel });
-  await put({ ...image, id: 'up-image', owned_by: 'up', pricing: { input: 10, output: 40, currency: 'USD', unit: '1M tokens' }, capabilities: { ...image.capabilities, supported_sizes: ['256x256', '1024x1024'] } }, 'up', 'gpt-image-1');
-  await put(
-    { ...video, id: 'up-video', owned_by: 'up', pricing: { price: 0.1, currency: 'USD', unit: 'second' }, capabilities: { ...video.capabilities, supported_seconds: [4, 8], supported_sizes: ['1280x720'], max_task_seconds: 60 } },
-    'up',
-    'sora-2',
-  );
-  await put(
-    {
-      ...video,
-      id: 'fal-video',
-      owned_by: 'fal',
-      pricing: { price: 0.07, currency: 'USD', unit: 'second' },
-      capabilities: { ...video.capabilities, supported_seconds: [5, 10], supported_sizes: ['720p'], partner_video: true, partner_routes: [{ route: 'fal-ai/kling-video' }], max_task_seconds: 60 },
-    },
-    'fal',
-    'fal-ai/kling-video/v2/master/text-to-video',
-  );
-  await put({ ...image, id: 'fal-image', owned_by: 'fal', pricing: { input: 1, output: 20, currency: 'USD', unit: '1M tokens' } }, 'fal', 'fal-ai/flux/dev');
-  return {
-    t,
-    openai,
-    fal,
-    logs,
-    async close() {
-      await t.close();
-      await openai.close();
-      await fal.close();
-    },
-  };
-}
+/** The shared upstream setup (providers "up" and "fal", their models and prices) with reliability options. */
+export const startReliabilityUpstreams = (options: UpstreamOptions = {}): Promise<ReliabilityUpstreams> => startUpstreams(options);
 
 export interface LedgerProblem {
   accountId?: string;
