@@ -21,8 +21,8 @@ export interface Store {
   /** Runs `fn` inside BEGIN IMMEDIATE: the write lock is taken up front, so two processes never deadlock on upgrade. */
   tx<T>(fn: (trx: Db) => Promise<T>): Promise<T>;
   /**
-   * Runs a synchronous `fn` inside BEGIN IMMEDIATE, holding Kysely's connection so no async
-   * transaction can be open around it. Nothing in `fn` may await.
+   * Runs a synchronous `fn` inside BEGIN IMMEDIATE, after any open async transaction has ended.
+   * Nothing in `fn` may await. Never call it from inside tx(): it would wait for itself.
    */
   txSync<T>(fn: () => T): Promise<T>;
   /** SQLite's data_version: changes whenever another connection commits. Synchronous and cheap. */
@@ -56,14 +56,40 @@ export async function openStore(dataDir: string): Promise<Store> {
     throw new GatewayError('storage_unavailable', `Database migration failed: ${(error as Error).message}`);
   }
 
+  // While an async (Kysely) transaction is open on the connection, synchronous transactions
+  // wait for it; otherwise they run at once. A synchronous transaction cannot interleave with
+  // anything: it starts and commits within one turn of the event loop.
+  let asyncTxOpen = false;
+  let waiting: (() => void)[] = [];
+  const runSync = <T>(fn: () => T): T => {
+    raw.exec('begin immediate');
+    try {
+      const result = fn();
+      raw.exec('commit');
+      return result;
+    } catch (err) {
+      if (raw.inTransaction) raw.exec('rollback');
+      throw err;
+    }
+  };
+  const txSync = <T>(fn: () => T): Promise<T> => {
+    if (asyncTxOpen) return new Promise<void>((resolve) => waiting.push(resolve)).then(() => txSync(fn));
+    try {
+      return Promise.resolve(runSync(fn));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  };
+
   return {
     db,
     path,
     async tx<T>(fn: (trx: Db) => Promise<T>): Promise<T> {
       // connection() pins Kysely's single SQLite connection for the whole callback, so no other
-      // query can interleave with this transaction.
+      // Kysely query can interleave with this transaction.
       return db.connection().execute(async (conn) => {
         await sql`begin immediate`.execute(conn);
+        asyncTxOpen = true;
         try {
           const result = await fn(conn);
           await sql`commit`.execute(conn);
@@ -71,23 +97,16 @@ export async function openStore(dataDir: string): Promise<Store> {
         } catch (err) {
           await sql`rollback`.execute(conn).catch(() => undefined);
           throw err;
+        } finally {
+          asyncTxOpen = false;
+          const resume = waiting;
+          waiting = [];
+          resume.forEach((wake) => wake());
         }
       });
     },
     raw,
-    txSync<T>(fn: () => T): Promise<T> {
-      return db.connection().execute(async () => {
-        raw.exec('begin immediate');
-        try {
-          const result = fn();
-          raw.exec('commit');
-          return result;
-        } catch (err) {
-          if (raw.inTransaction) raw.exec('rollback');
-          throw err;
-        }
-      });
-    },
+    txSync,
     dataVersion: () => (dataVersionStmt.get() as [number])[0],
     close: () => db.destroy(),
   };
