@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import fc from 'fast-check';
-import { errorOf, type RawResponse } from '../helpers/http.js';
+import { errorOf, request, type RawResponse } from '../helpers/http.js';
 
 /** Fixed seed: every property replays the same inputs on every run. */
 export const SEED = 20_261_121;
@@ -135,16 +135,8 @@ export function rawRequest(options: RawRequest): Promise<RawResponse & { bytes: 
 }
 
 /** fetch with a timeout, so a hang fails the property instead of the whole file. */
-export async function fetchRaw(url: string, init: RequestInit = {}, timeoutMs = 15_000): Promise<RawResponse> {
-  const response = await fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
-  const text = await response.text();
-  let body: unknown = null;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = null;
-  }
-  return { status: response.status, headers: response.headers, body, text };
+export function fetchRaw(url: string, init: RequestInit = {}, timeoutMs = 15_000): Promise<RawResponse> {
+  return request(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
 }
 
 /** Percent-encodes every byte of `value` except the characters `keep` matches (UTF-8, lone surrogates as U+FFFD). */

@@ -9,7 +9,7 @@ import { GatewayError } from '../../errors.js';
 import { estimateImageUsage } from '../image-usage.js';
 import type { ImageEditJob, ImageJob, ImageOutcome, ImageProvider, VideoJob, VideoPoll, VideoProvider } from '../provider.js';
 import { checkImageBytes, dataUri } from '../upstream/image-payload.js';
-import type { UpstreamClient } from '../upstream/upstream-client.js';
+import type { UpstreamClient, UpstreamProviderConfig } from '../upstream/upstream-client.js';
 import { invalidResponse } from '../upstream/upstream-errors.js';
 
 export const FAL_DEFAULT_BASE_URL = 'https://queue.fal.run';
@@ -17,10 +17,7 @@ const MAX_IMAGE_BYTES = 64 * 1024 * 1024;
 /** An image request waits this long for its queue job before giving up. */
 const IMAGE_WAIT_MS = 120_000;
 
-export interface FalProviderConfig {
-  id: string;
-  baseUrl: string;
-  apiKey: () => string | null;
+export interface FalProviderConfig extends UpstreamProviderConfig {
   /** Pause between status polls of synchronous (image) jobs. */
   imagePollMs?: number;
 }

@@ -52,6 +52,16 @@ export const LOCAL_IMAGE_MODELS: ModelRecord[] = [
 
 export const LOCAL_VIDEO_SIZES = ['480p', '720p', '854x480', '1280x720'];
 
+const videoCapabilities = {
+  video_generation: true,
+  video_async: true,
+  supported_seconds: [2, 4, 8],
+  supported_sizes: LOCAL_VIDEO_SIZES,
+  max_reference_images: 1,
+  max_reference_image_bytes: 8_388_608,
+  max_task_seconds: 900,
+};
+
 const videoCommon = {
   object: 'model' as const,
   created: CREATED,
@@ -81,33 +91,13 @@ export const LOCAL_VIDEO_MODELS: ModelRecord[] = [
       unit: 'second',
     },
     modalities: { input: ['text', 'image'], output: ['video'] },
-    capabilities: {
-      video_generation: true,
-      video_async: true,
-      supported_seconds: [2, 4, 8],
-      supported_sizes: LOCAL_VIDEO_SIZES,
-      max_reference_images: 1,
-      max_reference_image_bytes: 8_388_608,
-      requires_reference_image: false,
-      request_types: ['text-to-video', 'image-to-video'],
-      max_task_seconds: 900,
-    },
+    capabilities: { ...videoCapabilities, requires_reference_image: false, request_types: ['text-to-video', 'image-to-video'] },
   },
   {
     ...videoCommon,
     id: 'local-animate',
     pricing: { price: 0.04, currency: 'USD', unit: 'second' },
     modalities: { input: ['text', 'image'], output: ['video'] },
-    capabilities: {
-      video_generation: true,
-      video_async: true,
-      supported_seconds: [2, 4, 8],
-      supported_sizes: LOCAL_VIDEO_SIZES,
-      max_reference_images: 1,
-      max_reference_image_bytes: 8_388_608,
-      requires_reference_image: true,
-      request_types: ['image-to-video'],
-      max_task_seconds: 900,
-    },
+    capabilities: { ...videoCapabilities, requires_reference_image: true, request_types: ['image-to-video'] },
   },
 ];

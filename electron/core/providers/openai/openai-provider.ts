@@ -8,14 +8,8 @@ import type { TokenUsage } from '../../billing/pricing.js';
 import { estimateImageUsage } from '../image-usage.js';
 import type { ImageEditJob, ImageJob, ImageOutcome, ImageProvider, VideoJob, VideoPoll, VideoProvider } from '../provider.js';
 import { decodeImageBase64, parseImagesJson, type ImagesJson } from '../upstream/image-payload.js';
-import type { UpstreamClient } from '../upstream/upstream-client.js';
+import type { UpstreamClient, UpstreamProviderConfig } from '../upstream/upstream-client.js';
 import { invalidResponse } from '../upstream/upstream-errors.js';
-
-export interface OpenAIProviderConfig {
-  id: string;
-  baseUrl: string;
-  apiKey: () => string | null;
-}
 
 interface VideoObject {
   id?: unknown;
@@ -32,7 +26,7 @@ export class OpenAIProvider implements ImageProvider, VideoProvider {
   private readonly base: string;
 
   constructor(
-    private readonly config: OpenAIProviderConfig,
+    private readonly config: UpstreamProviderConfig,
     private readonly http: UpstreamClient,
   ) {
     this.id = config.id;

@@ -14,6 +14,13 @@ export const DEFAULT_TIMEOUTS: UpstreamTimeouts = { connectMs: 5_000, totalMs: 1
 /** Upstream JSON bodies larger than this are refused (a 4096x4096 PNG in base64 fits). */
 export const MAX_JSON_BYTES = 96 * 1024 * 1024;
 
+/** What every upstream adapter is built from: its id, base URL and key (read once per build). */
+export interface UpstreamProviderConfig {
+  id: string;
+  baseUrl: string;
+  apiKey: () => string | null;
+}
+
 export interface UpstreamRequest {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   url: string;
