@@ -107,8 +107,10 @@ describe('HTTP boundary', () => {
     expect(errorOf(response).code).toBe('internal_error');
     expect(response.text).not.toMatch(/secret|file\.ts|at /);
     expect(await t.gateway.billing.view(key.accountId)).toMatchObject({ balance_usd: '1.00000000', holds_usd: '0.00000000' });
+    // The image hold lived in memory and ended uncharged: nothing but the top-up is written.
+    expect(await t.gateway.billing.activeHolds(key.accountId)).toEqual([]);
     const kinds = (await t.gateway.billing.ledgerFor(key.accountId)).map((r) => r.kind);
-    expect(kinds).toEqual(['release', 'reserve', 'top_up']);
+    expect(kinds).toEqual(['top_up']);
   });
 });
 

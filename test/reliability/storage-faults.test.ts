@@ -155,8 +155,9 @@ describe('read-only data dir (PRAGMA query_only = 1: every write fails with SQLI
     u.openai.inject('POST /v1/images/generations', { latencyMs: 800, times: 1 });
     const pending = postJson(`${u.t.baseUrl}/images/generations`, { model: 'up-image', prompt: 'slow one', size: '256x256' }, key.token);
     await sleep(300);
-    const reserved = await u.t.gateway.store.db.selectFrom('holds').select('id').where('account_id', '=', key.accountId).where('status', '=', 'active').execute();
-    expect(reserved).toHaveLength(1);
+    const balanceBefore = await u.t.gateway.billing.view(key.accountId);
+    expect(await u.t.gateway.billing.activeHolds(key.accountId)).toHaveLength(1);
+    expect(balanceBefore.holds_usd).not.toBe('0.00000000');
     raw().pragma('query_only = 1');
     let response: RawResponse;
     try {
@@ -170,7 +171,11 @@ describe('read-only data dir (PRAGMA query_only = 1: every write fails with SQLI
     // unavailable until the next restart).
     await sleep(300);
     const left = await u.t.gateway.store.db.selectFrom('holds').select(['id', 'amount_nano']).where('account_id', '=', key.accountId).where('status', '=', 'active').execute();
-    expect(left, 'image hold still active after storage recovered').toEqual([]);
+    expect(left, 'image hold stored active after storage recovered').toEqual([]);
+    expect(await u.t.gateway.billing.activeHolds(key.accountId), 'image hold still held after storage recovered').toEqual([]);
+    const balanceAfter = await u.t.gateway.billing.view(key.accountId);
+    expect(balanceAfter.holds_usd).toBe('0.00000000');
+    expect(balanceAfter.balance_usd, 'the failed request charged nothing').toBe(balanceBefore.balance_usd);
     await expectRecovered();
   });
 });

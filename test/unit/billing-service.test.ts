@@ -92,6 +92,55 @@ describe('billing holds', () => {
     await invariants(key.account_id);
   });
 
+  it('request holds (images) count against availability in memory; only a charge is written', async () => {
+    const { key } = await gateway.keys.create({ access: 'balance', balanceNano: 10 * USD });
+    const ledgerRows = () => gateway.store.db.selectFrom('ledger').selectAll().where('account_id', '=', key.account_id).where('kind', '!=', 'top_up').execute();
+    const first = await gateway.billing.reserveRequest(key.account_id, 4 * USD, 'image', 'm');
+    const second = await gateway.billing.reserveRequest(key.account_id, 3 * USD, 'image', 'm');
+    expect(await gateway.billing.view(key.account_id)).toMatchObject({ holds_usd: '7.00000000', available_usd: '3.00000000', balance_usd: '10.00000000' });
+    expect((await gateway.billing.activeHolds(key.account_id)).map((h) => h.id).sort()).toEqual([first.holdId, second.holdId].sort());
+    // Nothing stored, and a video reserve sees the in-flight amount.
+    expect(await gateway.store.db.selectFrom('holds').select('id').execute()).toEqual([]);
+    expect(await ledgerRows()).toEqual([]);
+    await expect(gateway.billing.reserve(key.account_id, 4 * USD, 'video', 't')).rejects.toMatchObject({ code: 'insufficient_balance' });
+    await expect(gateway.billing.reserveRequest(key.account_id, 4 * USD, 'image', 'm')).rejects.toMatchObject({ code: 'insufficient_balance' });
+
+    // Usage above the hold is capped at what the account covers without the other hold's money.
+    expect(await gateway.billing.consumeRequest(first, 9 * USD)).toBe(7 * USD);
+    expect(await gateway.billing.consumeRequest(first, USD)).toBeNull();
+    expect(gateway.billing.releaseRequest(second)).toBe(true);
+    expect(gateway.billing.releaseRequest(second)).toBe(false);
+    expect(await gateway.billing.consumeRequest(second, USD)).toBeNull();
+    expect(await gateway.billing.view(key.account_id)).toMatchObject({ holds_usd: '0.00000000', available_usd: '3.00000000', balance_usd: '3.00000000' });
+    expect(await gateway.billing.activeHolds(key.account_id)).toEqual([]);
+
+    expect(await gateway.store.db.selectFrom('holds').select('id').execute()).toEqual([]);
+    expect((await ledgerRows()).map((r) => [r.kind, r.amount_nano, r.balance_delta_nano, r.hold_id, r.ref])).toEqual([['consume', 7 * USD, -7 * USD, null, 'm']]);
+    await invariants(key.account_id);
+  });
+
+  it('a pro account pays request holds from its allowance first', async () => {
+    const { key } = await gateway.keys.create({ access: 'pro', allowanceNano: USD, balanceNano: USD });
+    const hold = await gateway.billing.reserveRequest(key.account_id, 1.5 * USD, 'image', 'm');
+    expect(await gateway.billing.consumeRequest(hold, 1.5 * USD)).toBe(1.5 * USD);
+    expect(await gateway.billing.view(key.account_id)).toMatchObject({ allowance_remaining_usd: '0.00000000', balance_usd: '0.50000000' });
+    await invariants(key.account_id);
+  });
+
+  it('a request hold whose charge cannot be written ends uncharged', async () => {
+    const { key } = await gateway.keys.create({ access: 'balance', balanceNano: 10 * USD });
+    const hold = await gateway.billing.reserveRequest(key.account_id, 2 * USD, 'image', 'm');
+    gateway.store.raw.pragma('query_only = 1');
+    try {
+      await expect(gateway.billing.consumeRequest(hold, 2 * USD)).rejects.toThrow();
+    } finally {
+      gateway.store.raw.pragma('query_only = 0');
+    }
+    expect(await gateway.billing.view(key.account_id)).toMatchObject({ holds_usd: '0.00000000', balance_usd: '10.00000000', available_usd: '10.00000000' });
+    expect(await gateway.billing.consumeRequest(hold, 2 * USD)).toBeNull();
+    await invariants(key.account_id);
+  });
+
   it('stores only the hash of a key token', async () => {
     const { key, token } = await gateway.keys.create({ access: 'free' });
     const row = await gateway.store.db.selectFrom('api_keys').selectAll().where('id', '=', key.id).executeTakeFirstOrThrow();

@@ -10,21 +10,24 @@ import type { Db, Store } from '../store/database.js';
 import type { AccountRow, HoldRow, LedgerRow } from '../store/schema.js';
 import { allowanceLeft, availableNano, HoldLedger, type HoldResult } from './hold-ledger.js';
 import { formatUsd } from './money.js';
+import { RequestHolds, type RequestHold } from './request-holds.js';
 
 export { allowanceLeft, availableNano, type HoldResult } from './hold-ledger.js';
+export type { RequestHold } from './request-holds.js';
 
 type ChangeListener = (accountId: string) => void;
 
 export class BillingService {
   private readonly listeners = new Set<ChangeListener>();
   private readonly moves: HoldLedger;
+  private readonly requestHolds = new RequestHolds();
 
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
     periodMs: number = 30 * 86_400_000,
   ) {
-    this.moves = new HoldLedger(store.raw, clock, periodMs);
+    this.moves = new HoldLedger(store.raw, clock, periodMs, (accountId) => this.requestHolds.held(accountId));
   }
 
   /** Money moved on an account (in this process); the studio pushes billing events from here. */
@@ -85,13 +88,14 @@ export class BillingService {
   async view(accountId: string): Promise<BalanceView> {
     // Through the money path, so an allowance period that ended shows as renewed.
     const a = await this.store.txSync(() => this.moves.getAccount(accountId));
+    const inFlight = this.requestHolds.held(accountId);
     return {
       account_id: a.id,
       access: a.access_type as AccessType,
       balance_usd: formatUsd(a.balance_nano),
       allowance_remaining_usd: formatUsd(allowanceLeft(a)),
-      holds_usd: formatUsd(a.held_nano),
-      available_usd: formatUsd(availableNano(a)),
+      holds_usd: formatUsd(a.held_nano + inFlight),
+      available_usd: formatUsd(availableNano(a) - inFlight),
     };
   }
 
@@ -100,6 +104,39 @@ export class BillingService {
     const hold = await this.store.txSync(() => this.moves.reserve(accountId, amountNano, purpose, ref));
     this.changed(accountId);
     return hold;
+  }
+
+  /**
+   * A hold for the length of one synchronous request (an image): kept in memory only, refused
+   * with 402 like reserve(). Its charge is the one write (see request-holds.ts).
+   */
+  async reserveRequest(accountId: string, amountNano: number, purpose: string, ref: string | null): Promise<RequestHold> {
+    await this.store.readSync(() => this.moves.checkAvailable(accountId, amountNano));
+    const hold: RequestHold = { holdId: newId('hold', 16), accountId, amountNano, purpose, ref, createdAt: this.clock.now() };
+    this.requestHolds.add(hold);
+    this.changed(accountId);
+    return hold;
+  }
+
+  /**
+   * Ends a request hold with a charge (capped like consume()): one transaction. Returns the
+   * amount charged, or null when the hold had already ended. When the write fails the hold is
+   * over all the same, uncharged, and the caller answers with the storage error.
+   */
+  async consumeRequest(hold: RequestHold, chargeNano: number): Promise<number | null> {
+    if (!this.requestHolds.take(hold)) return null;
+    try {
+      return await this.store.txSync(() => this.moves.chargeRequestHold(hold, chargeNano));
+    } finally {
+      this.changed(hold.accountId);
+    }
+  }
+
+  /** Ends a request hold with no charge; nothing to write. False when it had already ended. */
+  releaseRequest(hold: RequestHold): boolean {
+    if (!this.requestHolds.take(hold)) return false;
+    this.changed(hold.accountId);
+    return true;
   }
 
   /** reserve() inside the caller's transaction (with the idempotency check and task insert). */
@@ -140,15 +177,10 @@ export class BillingService {
     return accountId !== null;
   }
 
-  /** Releases a hold, retrying with backoff while storage refuses the write (up to ~1 minute). */
-  releaseEventually(holdId: string, attempt = 0): void {
-    this.release(holdId).catch(() => {
-      if (attempt >= 8) return; // the next start releases orphaned image holds
-      setTimeout(() => this.releaseEventually(holdId, attempt + 1), 250 * 2 ** attempt).unref();
-    });
-  }
-
-  /** Holds of synchronous requests cannot outlive the process: release those a crash left behind. */
+  /**
+   * Holds of synchronous requests cannot outlive the process. Request holds are never stored
+   * active; this releases image holds stored by versions before them, left by a crash.
+   */
   async releaseOrphans(purpose: string): Promise<number> {
     const orphans = await this.store.db
       .selectFrom('holds')
@@ -161,14 +193,15 @@ export class BillingService {
     return released;
   }
 
+  /** Stored and in-flight request holds, newest first. */
   async activeHolds(accountId: string): Promise<HoldRow[]> {
-    return this.store.db
+    const stored = await this.store.db
       .selectFrom('holds')
       .selectAll()
       .where('account_id', '=', accountId)
       .where('status', '=', 'active')
-      .orderBy('created_at', 'desc')
       .execute();
+    return [...stored, ...this.requestHolds.rows(accountId)].sort((a, b) => b.created_at - a.created_at);
   }
 
   /** Charges per UTC day (consumed holds), oldest first, for the studio's spend chart. */

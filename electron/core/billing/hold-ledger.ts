@@ -8,9 +8,12 @@ import { newId } from '../ids.js';
 import type { RawDb } from '../store/database.js';
 import type { AccountRow, HoldRow, LedgerRow } from '../store/schema.js';
 import { formatUsd } from './money.js';
+import type { RequestHold } from './request-holds.js';
 
 export const allowanceLeft = (a: AccountRow): number => Math.max(0, a.allowance_nano - a.allowance_used_nano);
 export const availableNano = (a: AccountRow): number => a.balance_nano + allowanceLeft(a) - a.held_nano;
+
+type AccountValues = [string, string, number, number, number, number, number, number];
 
 export interface HoldResult {
   holdId: string;
@@ -34,8 +37,13 @@ export class HoldLedger {
     private readonly clock: Clock,
     /** Length of a pro allowance period. */
     private readonly periodMs: number,
+    /** What the account's in-memory request holds keep back (see request-holds.ts). */
+    private readonly inFlight: (accountId: string) => number = () => 0,
   ) {
-    this.account = raw.prepare('select * from accounts where id = ?');
+    // Array rows: libsql's object rows carry metadata that costs more than the read itself.
+    this.account = raw
+      .prepare('select id, access_type, balance_nano, allowance_nano, allowance_used_nano, held_nano, period_started_at, created_at from accounts where id = ?')
+      .raw(true);
     this.resetPeriod = raw.prepare('update accounts set allowance_used_nano = 0, period_started_at = ? where id = ?');
     this.holdById = raw.prepare("select * from holds where id = ? and status = 'active'");
     this.insertHold = raw.prepare(
@@ -54,8 +62,10 @@ export class HoldLedger {
 
   /** The account, with its allowance period rolled forward when one has ended. */
   getAccount(accountId: string): AccountRow {
-    const row = this.account.get(accountId) as AccountRow | undefined;
-    if (!row) throw new GatewayError('not_found', `No account ${accountId}.`, 'account_id');
+    const values = this.account.get(accountId) as AccountValues | undefined;
+    if (!values) throw new GatewayError('not_found', `No account ${accountId}.`, 'account_id');
+    const [id, access_type, balance_nano, allowance_nano, allowance_used_nano, held_nano, period_started_at, created_at] = values;
+    const row: AccountRow = { id, access_type, balance_nano, allowance_nano, allowance_used_nano, held_nano, period_started_at, created_at };
     const elapsed = this.clock.now() - row.period_started_at;
     if (elapsed < this.periodMs) return row;
     const started = row.period_started_at + Math.floor(elapsed / this.periodMs) * this.periodMs;
@@ -68,15 +78,25 @@ export class HoldLedger {
     this.ledger(accountId, 'top_up', amountNano, amountNano, 0, null, ref);
   }
 
-  /** Reserves `amountNano` or refuses with 402; nothing is written on refusal. */
-  reserve(accountId: string, amountNano: number, purpose: string, ref: string | null): HoldResult {
-    const available = availableNano(this.getAccount(accountId));
+  /** What the account can spend now: the stored availability less its in-memory request holds. */
+  available(accountId: string): number {
+    return availableNano(this.getAccount(accountId)) - this.inFlight(accountId);
+  }
+
+  /** Refuses with 402 unless `amountNano` is available; reads only. */
+  checkAvailable(accountId: string, amountNano: number): void {
+    const available = this.available(accountId);
     if (available < amountNano) {
       throw new GatewayError(
         'insufficient_balance',
         `Insufficient balance: this request needs $${formatUsd(amountNano)} but $${formatUsd(Math.max(0, available))} is available.`,
       );
     }
+  }
+
+  /** Reserves `amountNano` or refuses with 402; nothing is written on refusal. */
+  reserve(accountId: string, amountNano: number, purpose: string, ref: string | null): HoldResult {
+    this.checkAvailable(accountId, amountNano);
     const holdId = newId('hold', 16);
     this.insertHold.run(holdId, accountId, amountNano, purpose, ref, this.clock.now());
     this.addHeld.run(amountNano, accountId);
@@ -91,14 +111,38 @@ export class HoldLedger {
   consume(holdId: string, chargeNano: number): { charged: number; accountId: string } | null {
     const hold = this.holdById.get(holdId) as HoldRow | undefined;
     if (!hold) return null;
-    const account = this.getAccount(hold.account_id);
-    const charged = Math.max(0, Math.min(chargeNano, availableNano(account) + hold.amount_nano));
+    const split = this.split(hold.account_id, chargeNano, hold.amount_nano);
+    this.end(hold, 'consumed', split.charged);
+    this.settleCharge(hold.account_id, split, hold.amount_nano, hold.id, hold.ref);
+    return { charged: split.charged, accountId: hold.account_id };
+  }
+
+  /**
+   * Charges a request hold that was taken out of memory (see request-holds.ts): one ledger row
+   * (no hold row: the hold was never stored) and the account. Returns the amount charged.
+   */
+  chargeRequestHold(hold: RequestHold, chargeNano: number): number {
+    const split = this.split(hold.accountId, chargeNano, 0);
+    this.settleCharge(hold.accountId, split, 0, null, hold.ref);
+    return split.charged;
+  }
+
+  /**
+   * A charge split between allowance (first) and balance, capped at what the account can cover:
+   * its availability plus the stored hold being ended, less its other in-memory holds.
+   */
+  private split(accountId: string, chargeNano: number, storedHeldNano: number): { charged: number; fromAllowance: number; fromBalance: number } {
+    const account = this.getAccount(accountId);
+    const coverable = availableNano(account) + storedHeldNano - this.inFlight(accountId);
+    const charged = Math.max(0, Math.min(chargeNano, coverable));
     const fromAllowance = Math.min(charged, allowanceLeft(account));
-    const fromBalance = charged - fromAllowance;
-    this.end(hold, 'consumed', charged);
-    this.settle.run(hold.amount_nano, fromAllowance, fromBalance, hold.account_id);
-    this.ledger(hold.account_id, 'consume', charged, -fromBalance, -fromAllowance, hold.id, hold.ref);
-    return { charged, accountId: hold.account_id };
+    return { charged, fromAllowance, fromBalance: charged - fromAllowance };
+  }
+
+  /** Moves the money of a split and lowers the stored held amount by `storedHeldNano`. */
+  private settleCharge(accountId: string, split: { charged: number; fromAllowance: number; fromBalance: number }, storedHeldNano: number, holdId: string | null, ref: string | null): void {
+    this.settle.run(storedHeldNano, split.fromAllowance, split.fromBalance, accountId);
+    this.ledger(accountId, 'consume', split.charged, -split.fromBalance, -split.fromAllowance, holdId, ref);
   }
 
   /** Ends a hold with no charge; returns the account, or null when it had already ended. */

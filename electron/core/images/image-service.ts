@@ -80,7 +80,7 @@ export class ImageService {
     const paid = paysWithMoney(principal);
     // Callers who pay no money are bounded by daily tokens instead (checked before any work).
     if (!paid) await this.access.checkDailyTokens(principal, estimate.input_tokens + estimate.output_tokens);
-    const hold = paid ? await this.billing.reserve(principal.accountId, tokenCostNano(pricing, estimate), 'image', entry.record.id) : null;
+    const hold = paid ? await this.billing.reserveRequest(principal.accountId, tokenCostNano(pricing, estimate), 'image', entry.record.id) : null;
     let outcome: ImageOutcome;
     try {
       outcome = await run();
@@ -88,20 +88,11 @@ export class ImageService {
         throw new GatewayError('upstream_invalid_response', 'The provider returned data that is not an image.');
       }
     } catch (error) {
-      if (hold) await this.billing.release(hold.holdId).catch(() => this.billing.releaseEventually(hold.holdId));
+      if (hold) this.billing.releaseRequest(hold);
       throw error;
     }
-    let charged = 0;
-    if (hold) {
-      try {
-        charged = (await this.billing.consume(hold.holdId, tokenCostNano(pricing, outcome.usage))) ?? 0;
-      } catch (error) {
-        // The charge could not be written (storage trouble): the client gets no image, so the
-        // hold must end released, now or as soon as storage allows.
-        this.billing.releaseEventually(hold.holdId);
-        throw error;
-      }
-    }
+    // A charge that cannot be written (storage trouble) ends the hold uncharged: no image goes out.
+    const charged = hold ? ((await this.billing.consumeRequest(hold, tokenCostNano(pricing, outcome.usage))) ?? 0) : 0;
     this.access.record({
       principal: principal.keyId,
       model: entry.record.id,

@@ -25,6 +25,8 @@ export interface Store {
    * Nothing in `fn` may await. Never call it from inside tx(): it would wait for itself.
    */
   txSync<T>(fn: () => T): Promise<T>;
+  /** Runs synchronous reads at once, or after an open async transaction (never seeing its writes). */
+  readSync<T>(fn: () => T): Promise<T>;
   /** SQLite's data_version: changes whenever another connection commits. Synchronous and cheap. */
   dataVersion(): number;
   close(): Promise<void>;
@@ -81,9 +83,19 @@ export async function openStore(dataDir: string): Promise<Store> {
     }
   };
 
+  const readSync = <T>(fn: () => T): Promise<T> => {
+    if (asyncTxOpen) return new Promise<void>((resolve) => waiting.push(resolve)).then(() => readSync(fn));
+    try {
+      return Promise.resolve(fn());
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  };
+
   return {
     db,
     path,
+    readSync,
     async tx<T>(fn: (trx: Db) => Promise<T>): Promise<T> {
       // connection() pins Kysely's single SQLite connection for the whole callback, so no other
       // Kysely query can interleave with this transaction.

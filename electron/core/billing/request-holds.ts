@@ -1,0 +1,48 @@
+// Holds of synchronous requests (images) live in memory for the length of one HTTP request:
+// the only write is the charge when one succeeds (a ledger row and the account, in one
+// transaction); a failed one ends with nothing to write. That keeps the image hot path to one
+// small transaction, and a crash can never leave an image hold behind: it never moved money.
+// Every availability check of the process (video reserves included) subtracts these amounts.
+import type { HoldRow } from '../store/schema.js';
+
+export interface RequestHold {
+  holdId: string;
+  accountId: string;
+  amountNano: number;
+  purpose: string;
+  ref: string | null;
+  createdAt: number;
+}
+
+export class RequestHolds {
+  private readonly byId = new Map<string, RequestHold>();
+  private readonly heldByAccount = new Map<string, number>();
+
+  add(hold: RequestHold): void {
+    this.byId.set(hold.holdId, hold);
+    this.heldByAccount.set(hold.accountId, this.held(hold.accountId) + hold.amountNano);
+  }
+
+  /** Ends a hold in memory; false when it had already ended (so it ends exactly once). */
+  take(hold: RequestHold): boolean {
+    if (!this.byId.delete(hold.holdId)) return false;
+    const left = this.held(hold.accountId) - hold.amountNano;
+    if (left === 0) this.heldByAccount.delete(hold.accountId);
+    else this.heldByAccount.set(hold.accountId, left);
+    return true;
+  }
+
+  held(accountId: string): number {
+    return this.heldByAccount.get(accountId) ?? 0;
+  }
+
+  /** The account's in-flight holds, shaped like database rows for listings. */
+  rows(accountId: string): HoldRow[] {
+    const rows: HoldRow[] = [];
+    for (const h of this.byId.values()) {
+      if (h.accountId !== accountId) continue;
+      rows.push({ id: h.holdId, account_id: h.accountId, amount_nano: h.amountNano, status: 'active', purpose: h.purpose, ref: h.ref, charged_nano: 0, created_at: h.createdAt, settled_at: null });
+    }
+    return rows;
+  }
+}
