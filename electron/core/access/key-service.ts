@@ -1,17 +1,22 @@
 // API keys. The token is shown once, at creation; the database keeps only its SHA-256, and
-// lookups compare hashes in constant time. Every request reads the database (no cache), so a
-// key revoked from the CLI stops working on a running server at once.
+// lookups compare hashes in constant time. Verified keys are remembered by their hash until
+// the database changes: a revoke or access change through this process clears them at once,
+// one from the CLI (another process) within a millisecond (see change-watch.ts).
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { AccessType, KeyInfo } from '../../../shared/api-types.js';
 import type { BillingService } from '../billing/billing-service.js';
 import type { Clock } from '../clock.js';
 import { GatewayError } from '../errors.js';
 import { randomId } from '../ids.js';
+import { ChangeWatch } from '../store/change-watch.js';
 import type { Store } from '../store/database.js';
 import type { ApiKeyRow } from '../store/schema.js';
 import type { Principal } from './principal.js';
 
 export const ACCESS_TYPES: readonly AccessType[] = ['free', 'pro', 'balance'];
+
+/** Verified keys kept; past this the memo starts over (a bound, not an eviction policy). */
+const MAX_VERIFIED = 10_000;
 
 /** mgw_<12 id chars>_<secret>: the id part finds the row, the whole token is what is hashed. */
 const TOKEN = /^mgw_([a-z0-9]{12})_([A-Za-z0-9_-]{43})$/;
@@ -41,6 +46,9 @@ interface AuthRow {
 export class KeyService {
   /** Every request authenticates: a prepared statement, not a Kysely round trip. */
   private readonly authLookup;
+  /** Principals of verified tokens, by the base64 of the token's SHA-256. */
+  private readonly verified = new Map<string, Principal>();
+  private readonly watch: ChangeWatch;
 
   constructor(
     private readonly store: Store,
@@ -50,6 +58,7 @@ export class KeyService {
     this.authLookup = store.raw.prepare(
       'select k.id, k.account_id, k.token_hash, k.revoked_at, a.access_type from api_keys k join accounts a on a.id = k.account_id where k.id = ?',
     );
+    this.watch = new ChangeWatch(store);
   }
 
   async create(options: CreateKeyOptions): Promise<CreatedKey> {
@@ -98,6 +107,7 @@ export class KeyService {
       })
       .where('id', '=', key.account_id)
       .execute();
+    this.forgetVerified();
     return this.get(id);
   }
 
@@ -119,21 +129,39 @@ export class KeyService {
       .where('id', '=', id)
       .where('revoked_at', 'is', null)
       .executeTakeFirst();
+    this.forgetVerified();
     if (Number(result.numUpdatedRows) === 0) await this.get(id); // 404 when missing; already revoked is fine
     return this.get(id);
   }
 
   /** Resolves a bearer token to its principal, or throws 401 invalid_api_key. */
   async authenticate(token: string): Promise<Principal> {
+    const hash = hashToken(token);
+    if (!this.watch.unchanged()) {
+      this.verified.clear();
+      this.watch.mark();
+    }
+    const memoKey = hash.toString('base64');
+    const known = this.verified.get(memoKey);
+    if (known) return known;
     const match = TOKEN.exec(token);
     const row = match ? (this.authLookup.get(`key_${match[1]}`) as AuthRow | undefined) : undefined;
-    // Hash and compare even when the row is missing, so timing does not tell which ids exist.
+    // Compare even when the row is missing, so timing does not tell which ids exist.
     const expected = row ? Buffer.from(row.token_hash, 'hex') : Buffer.alloc(32);
-    const matches = timingSafeEqual(hashToken(token), expected);
+    const matches = timingSafeEqual(hash, expected);
     if (!row || !matches || row.revoked_at !== null) {
       throw new GatewayError('invalid_api_key', 'The API key is not valid.');
     }
-    return { keyId: row.id, accountId: row.account_id, access: row.access_type as AccessType };
+    const principal: Principal = { keyId: row.id, accountId: row.account_id, access: row.access_type as AccessType };
+    if (this.verified.size >= MAX_VERIFIED) this.verified.clear();
+    this.verified.set(memoKey, principal);
+    return principal;
+  }
+
+  /** A key or account changed through this process: verify every token afresh. */
+  private forgetVerified(): void {
+    this.verified.clear();
+    this.watch.reset();
   }
 
   /** The account behind a key id, for CLI commands addressed by key. */

@@ -1,12 +1,12 @@
 // The live catalog. Records live in the database, so an owner's change from the CLI (another
 // process) or from the studio shows in the next GET /v1/models. Reads are served from a cache:
 // changes made through this process invalidate it directly; changes by other processes are
-// detected through SQLite's data_version and the catalog revision a trigger bumps on every
-// change. data_version costs ~4 us through libsql, a third of a whole bare HTTP request, so it
-// is read at most once per REVALIDATE_MS: another process's commit shows within a millisecond.
+// detected through SQLite's data_version (read at most once per REVALIDATE_MS, see
+// change-watch.ts) and the catalog revision a trigger bumps on every change.
 import type { ModelList, ModelRecord } from '../../../shared/api-types.js';
 import type { Clock } from '../clock.js';
 import { GatewayError } from '../errors.js';
+import { ChangeWatch } from '../store/change-watch.js';
 import type { Store } from '../store/database.js';
 import { assertModelRecord } from './model-record-schema.js';
 
@@ -30,14 +30,15 @@ type Listener = () => void;
 
 export class CatalogService {
   private snapshot: Snapshot | null = null;
-  private seenDataVersion = -1;
-  private checkedAt = -Infinity;
+  private readonly watch: ChangeWatch;
   private readonly listeners = new Set<Listener>();
 
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.watch = new ChangeWatch(store, REVALIDATE_MS);
+  }
 
   /** The serialized `{object: "list", data}` body, ready to send. */
   async listBody(): Promise<Buffer> {
@@ -130,28 +131,21 @@ export class CatalogService {
   }
 
   private invalidate(): void {
-    this.seenDataVersion = -1;
-    this.checkedAt = -Infinity;
+    this.watch.reset();
     this.snapshot = null;
     for (const listener of this.listeners) listener();
   }
 
-  /** Synchronous part of the freshness check: the time window, then data_version. */
+  /** Synchronous part of the freshness check. */
   private fresh(): boolean {
-    if (!this.snapshot) return false;
-    const now = performance.now();
-    if (now - this.checkedAt < REVALIDATE_MS) return true;
-    if (this.store.dataVersion() !== this.seenDataVersion) return false;
-    this.checkedAt = now;
-    return true;
+    return this.snapshot !== null && this.watch.unchanged();
   }
 
   private async current(): Promise<Snapshot> {
     if (this.fresh()) return this.snapshot!;
-    const dataVersion = this.store.dataVersion();
+    // Marked before reading: a commit landing in between shows as a change next time.
+    this.watch.mark();
     const revision = await this.revision();
-    this.seenDataVersion = dataVersion;
-    this.checkedAt = performance.now();
     if (this.snapshot && this.snapshot.revision === revision) return this.snapshot;
     const changed = this.snapshot !== null;
     this.snapshot = await this.load(revision);

@@ -27,11 +27,13 @@ const ENV = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 const secretName = (id: string): string => `provider:${id}`;
 
 export class ProviderConfigs {
-  /** Read on every upstream request (the registry's freshness check): a prepared statement. */
+  /** Read when the registry's cached adapter may be stale: a prepared statement. */
   private readonly rowById;
+  /** Bumped by every change made through this process (others show in data_version). */
+  generation = 0;
 
   constructor(
-    private readonly store: Store,
+    readonly store: Store,
     private readonly secrets: SecretStore,
     private readonly clock: Clock,
   ) {
@@ -72,6 +74,7 @@ export class ProviderConfigs {
       .values({ id: input.id, kind: input.kind, base_url: baseUrl.replace(/\/+$/, ''), api_key_env: input.apiKeyEnv ?? null, created_at: now, updated_at: now })
       .onConflict((oc) => oc.column('id').doUpdateSet({ kind: input.kind, base_url: baseUrl.replace(/\/+$/, ''), api_key_env: input.apiKeyEnv ?? null, updated_at: now }))
       .execute();
+    this.generation++;
     return this.info((await this.row(input.id))!);
   }
 
@@ -83,6 +86,7 @@ export class ProviderConfigs {
     }
     const result = await this.store.db.deleteFrom('providers').where('id', '=', id).executeTakeFirst();
     if (Number(result.numDeletedRows) === 0) throw new GatewayError('not_found', `No provider ${id}.`, 'id');
+    this.generation++;
     this.secrets.delete(secretName(id));
   }
 

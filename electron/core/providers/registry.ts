@@ -1,8 +1,10 @@
 // Provider adapters by id. Built-in ones are registered at start; configured upstream ones are
 // built from their database row on first use and rebuilt when the row changes, so a provider
-// added from the CLI works on a running server at once.
+// added from the CLI works on a running server at once. The row is re-read only when the
+// database may have changed (see change-watch.ts).
 import { GatewayError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { ChangeWatch } from '../store/change-watch.js';
 import type { ProviderRow } from '../store/schema.js';
 import { FalProvider } from './fal/fal-provider.js';
 import { OpenAIProvider } from './openai/openai-provider.js';
@@ -12,7 +14,8 @@ import { DEFAULT_TIMEOUTS, UpstreamClient, type UpstreamTimeouts } from './upstr
 
 export class ProviderRegistry {
   private readonly builtin = new Map<string, Provider>();
-  private readonly configured = new Map<string, { row: ProviderRow; provider: Provider }>();
+  private readonly configured = new Map<string, { row: ProviderRow; provider: Provider; generation: number }>();
+  private readonly watch: ChangeWatch | null;
   readonly http: UpstreamClient;
 
   constructor(
@@ -21,6 +24,7 @@ export class ProviderRegistry {
     timeouts: UpstreamTimeouts = DEFAULT_TIMEOUTS,
   ) {
     this.http = new UpstreamClient(logger, () => this.knownSecrets(), timeouts);
+    this.watch = configs ? new ChangeWatch(configs.store) : null;
   }
 
   register(provider: Provider): void {
@@ -30,13 +34,19 @@ export class ProviderRegistry {
   async get(id: string): Promise<Provider> {
     const builtin = this.builtin.get(id);
     if (builtin) return builtin;
+    const cached = this.configured.get(id);
+    if (cached && this.configs && cached.generation === this.configs.generation && this.watch!.unchanged()) return cached.provider;
+    this.watch?.mark();
+    const generation = this.configs?.generation ?? 0;
     const row = this.configs ? await this.configs.row(id) : undefined;
     // A catalog entry pointing at a provider that is gone is the owner's configuration problem.
     if (!row) throw new GatewayError('upstream_unavailable', `The provider "${id}" behind this model is not configured.`);
-    const cached = this.configured.get(id);
-    if (cached && cached.row.updated_at === row.updated_at) return cached.provider;
+    if (cached && cached.row.updated_at === row.updated_at) {
+      cached.generation = generation;
+      return cached.provider;
+    }
     const provider = this.build(row);
-    this.configured.set(id, { row, provider });
+    this.configured.set(id, { row, provider, generation });
     return provider;
   }
 
