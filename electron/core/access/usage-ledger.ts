@@ -23,18 +23,34 @@ export interface UsageRow {
 }
 
 const FLUSH_MS = 200;
-export const utcDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
+let dayCache = { start: 0, end: -1, day: '' };
+
+/** YYYY-MM-DD (UTC) of a time; the current day is remembered, since every request asks. */
+export function utcDay(ms: number): string {
+  if (ms >= dayCache.start && ms < dayCache.end) return dayCache.day;
+  const start = ms - (((ms % 86_400_000) + 86_400_000) % 86_400_000);
+  dayCache = { start, end: start + 86_400_000, day: new Date(ms).toISOString().slice(0, 10) };
+  return dayCache.day;
+}
 
 export class UsageLedger {
   private readonly today = new Map<string, { day: string; tokens: number }>();
   private pending = new Map<string, UsageRecord & { day: string }>();
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
+  private readonly upsert;
 
   constructor(
     private readonly store: Store,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.upsert = store.raw.prepare(
+      `insert into usage_daily (principal, day, model, requests, input_tokens, output_tokens, spend_nano) values (?, ?, ?, ?, ?, ?, ?)
+       on conflict (principal, day, model) do update set requests = requests + excluded.requests,
+         input_tokens = input_tokens + excluded.input_tokens, output_tokens = output_tokens + excluded.output_tokens,
+         spend_nano = spend_nano + excluded.spend_nano`,
+    );
+  }
 
   /** Tokens used today by this principal, including what is not yet written. */
   async tokensToday(principal: string, now: number): Promise<number> {
@@ -95,21 +111,9 @@ export class UsageLedger {
 
   private async write(batch: (UsageRecord & { day: string })[]): Promise<void> {
     try {
-      await this.store.tx(async (trx) => {
-        for (const u of batch) {
-          await trx
-            .insertInto('usage_daily')
-            .values({ principal: u.principal, day: u.day, model: u.model, requests: u.requests, input_tokens: u.inputTokens, output_tokens: u.outputTokens, spend_nano: u.spendNano })
-            .onConflict((oc) =>
-              oc.columns(['principal', 'day', 'model']).doUpdateSet((eb) => ({
-                requests: eb('usage_daily.requests', '+', u.requests),
-                input_tokens: eb('usage_daily.input_tokens', '+', u.inputTokens),
-                output_tokens: eb('usage_daily.output_tokens', '+', u.outputTokens),
-                spend_nano: eb('usage_daily.spend_nano', '+', u.spendNano),
-              })),
-            )
-            .execute();
-        }
+      // One synchronous transaction: an async one would make the requests' money moves wait.
+      await this.store.txSync(() => {
+        for (const u of batch) this.upsert.run(u.principal, u.day, u.model, u.requests, u.inputTokens, u.outputTokens, u.spendNano);
       });
     } catch (error) {
       this.logger.warn({ err: error, rows: batch.length }, 'could not write usage');

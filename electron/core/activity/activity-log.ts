@@ -1,6 +1,8 @@
 // Recent requests (time, key, endpoint, model, status, latency, cost) for the studio's Activity
 // view. Rows are written in small batches off the request path and trimmed to the newest
-// MAX_ROWS, so logging never slows a request down or grows without bound.
+// MAX_ROWS, so logging never slows a request down or grows without bound. A batch is one
+// synchronous transaction of prepared statements: an async one would hold the connection across
+// awaits, and every money transaction of the requests in flight would queue behind it.
 import type { ActivityEntry } from '../../../shared/studio-contract.js';
 import { formatUsd } from '../billing/money.js';
 import type { Logger } from '../logger.js';
@@ -19,11 +21,19 @@ export class ActivityLog {
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
   private readonly listeners = new Set<Listener>();
+  private readonly insert;
+  private readonly trim;
 
   constructor(
     private readonly store: Store,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.insert = store.raw.prepare(
+      'insert into request_log (at, key_id, method, endpoint, model, status, latency_ms, cost_nano) values (?, ?, ?, ?, ?, ?, ?, ?)',
+    );
+    // Ids only grow (autoincrement), so the newest MAX_ROWS are those above last id - MAX_ROWS.
+    this.trim = store.raw.prepare('delete from request_log where id <= ?');
+  }
 
   record(entry: ActivityRecord): void {
     this.pending.push(entry);
@@ -52,10 +62,12 @@ export class ActivityLog {
 
   private async write(batch: ActivityRecord[]): Promise<void> {
     try {
-      await this.store.tx(async (trx) => {
-        await trx.insertInto('request_log').values(batch).execute();
-        const cutoff = await trx.selectFrom('request_log').select('id').orderBy('id', 'desc').offset(MAX_ROWS).limit(1).executeTakeFirst();
-        if (cutoff) await trx.deleteFrom('request_log').where('id', '<=', cutoff.id).execute();
+      await this.store.txSync(() => {
+        let lastId = 0;
+        for (const r of batch) {
+          lastId = Number(this.insert.run(r.at, r.key_id ?? null, r.method, r.endpoint, r.model ?? null, r.status, r.latency_ms, r.cost_nano ?? 0).lastInsertRowid);
+        }
+        if (lastId > MAX_ROWS) this.trim.run(lastId - MAX_ROWS);
       });
       if (this.listeners.size === 0) return;
       for (const entry of (await this.rows(batch.length)).reverse()) for (const listener of this.listeners) listener(entry);
