@@ -3,7 +3,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createGateway } from '../../electron/core/gateway.js';
+import { createGateway, startBackgroundWork } from '../../electron/core/gateway.js';
 import { startHttpServer } from '../../electron/http/server.js';
 
 /** Load generators are one key: the owner lifts its request windows, as the README shows. */
@@ -18,5 +18,6 @@ await gateway.catalog.put({
   upstreamModel: 'gpt-image-1',
 });
 const { token } = await gateway.keys.create({ access: 'balance', balanceNano: 1_000_000 * 1_000_000_000, label: 'bench' });
+await startBackgroundWork(gateway);
 const server = await startHttpServer(gateway, { host: '127.0.0.1', port: 0 });
 process.stdout.write(`TOKEN ${token}\nPORT ${server.port}\n`);

@@ -1,0 +1,15 @@
+// The OpenAI-compatible emulator in a process of its own, as a real upstream would be (and so
+// the load generator's event loop is not also the upstream's). Controlled over IPC: settings
+// for the image route, and an injected response body.
+import { startOpenAIEmulator, type Fault, type ImageSettings } from '../../test/emulators/index.js';
+
+export type EmulatorCommand = { settings: Partial<ImageSettings> } | { inject: { route: 'POST /v1/images/generations'; fault: Fault } };
+
+const emulator = await startOpenAIEmulator({ exactSize: false });
+emulator.imageSettings.maxSide = 16;
+process.on('message', (command: EmulatorCommand) => {
+  if ('settings' in command) Object.assign(emulator.imageSettings, command.settings);
+  else emulator.inject(command.inject.route, command.inject.fault);
+  process.send!({ done: true });
+});
+process.send!({ baseUrl: emulator.baseUrl, apiKey: emulator.apiKey });
