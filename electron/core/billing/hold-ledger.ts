@@ -78,14 +78,9 @@ export class HoldLedger {
     this.ledger(accountId, 'top_up', amountNano, amountNano, 0, null, ref);
   }
 
-  /** What the account can spend now: the stored availability less its in-memory request holds. */
-  available(accountId: string): number {
-    return availableNano(this.getAccount(accountId)) - this.inFlight(accountId);
-  }
-
-  /** Refuses with 402 unless `amountNano` is available; reads only. */
+  /** Refuses with 402 unless `amountNano` is available (stored availability less request holds). */
   checkAvailable(accountId: string, amountNano: number): void {
-    const available = this.available(accountId);
+    const available = availableNano(this.getAccount(accountId)) - this.inFlight(accountId);
     if (available < amountNano) {
       throw new GatewayError(
         'insufficient_balance',

@@ -74,28 +74,21 @@ export async function openStore(dataDir: string): Promise<Store> {
       throw err;
     }
   };
-  const txSync = <T>(fn: () => T): Promise<T> => {
-    if (asyncTxOpen) return new Promise<void>((resolve) => waiting.push(resolve)).then(() => txSync(fn));
-    try {
-      return Promise.resolve(runSync(fn));
-    } catch (err) {
-      return Promise.reject(err);
-    }
-  };
-
-  const readSync = <T>(fn: () => T): Promise<T> => {
-    if (asyncTxOpen) return new Promise<void>((resolve) => waiting.push(resolve)).then(() => readSync(fn));
+  /** Runs synchronous `fn` at once, or once the open async transaction has ended. */
+  const whenFree = <T>(fn: () => T): Promise<T> => {
+    if (asyncTxOpen) return new Promise<void>((resolve) => waiting.push(resolve)).then(() => whenFree(fn));
     try {
       return Promise.resolve(fn());
     } catch (err) {
       return Promise.reject(err);
     }
   };
+  const txSync = <T>(fn: () => T): Promise<T> => whenFree(() => runSync(fn));
 
   return {
     db,
     path,
-    readSync,
+    readSync: whenFree,
     async tx<T>(fn: (trx: Db) => Promise<T>): Promise<T> {
       // connection() pins Kysely's single SQLite connection for the whole callback, so no other
       // Kysely query can interleave with this transaction.
