@@ -2,6 +2,7 @@
 // spend. Daily token quotas read today's token total from memory (loaded once per principal and
 // day); rows are upserted in small batches off the request path.
 import type { Store } from '../store/database.js';
+import type { UsageDailyTable } from '../store/schema.js';
 import type { Logger } from '../logger.js';
 
 export interface UsageRecord {
@@ -13,14 +14,7 @@ export interface UsageRecord {
   spendNano: number;
 }
 
-export interface UsageRow {
-  day: string;
-  model: string;
-  requests: number;
-  input_tokens: number;
-  output_tokens: number;
-  spend_nano: number;
-}
+export type UsageRow = Omit<UsageDailyTable, 'principal'>;
 
 const FLUSH_MS = 200;
 let dayCache = { start: 0, end: -1, day: '' };
