@@ -4,12 +4,11 @@
 // ones built here. Videos are partner-backed (the client is redirected to the output URL);
 // images are fetched and returned as base64 like every other image.
 import { readFile } from 'node:fs/promises';
-import type { TokenUsage } from '../../billing/pricing.js';
 import { GatewayError } from '../../errors.js';
-import { estimateImageUsage } from '../image-usage.js';
 import type { ImageEditJob, ImageJob, ImageOutcome, ImageProvider, VideoJob, VideoPoll, VideoProvider } from '../provider.js';
 import { checkImageBytes, dataUri } from '../upstream/image-payload.js';
-import type { UpstreamClient, UpstreamProviderConfig } from '../upstream/upstream-client.js';
+import type { UpstreamProviderConfig } from '../upstream/upstream-client.js';
+import { UpstreamAdapter } from '../upstream/upstream-adapter.js';
 import { invalidResponse } from '../upstream/upstream-errors.js';
 
 export const FAL_DEFAULT_BASE_URL = 'https://queue.fal.run';
@@ -35,22 +34,8 @@ interface StatusBody {
   error?: unknown;
 }
 
-export class FalProvider implements ImageProvider, VideoProvider {
+export class FalProvider extends UpstreamAdapter<FalProviderConfig> implements ImageProvider, VideoProvider {
   readonly kind = 'fal';
-  readonly id: string;
-  private readonly base: string;
-
-  constructor(
-    private readonly config: FalProviderConfig,
-    private readonly http: UpstreamClient,
-  ) {
-    this.id = config.id;
-    this.base = config.baseUrl.replace(/\/+$/, '');
-  }
-
-  estimateImageUsage(job: ImageJob | ImageEditJob): TokenUsage {
-    return estimateImageUsage(job);
-  }
 
   async generateImage(job: ImageJob): Promise<ImageOutcome> {
     return this.runImage(job, { prompt: job.prompt, image_size: { width: job.width, height: job.height }, num_images: 1 });

@@ -4,11 +4,10 @@
 import { createWriteStream } from 'node:fs';
 import { readFile, rename, rm } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
-import type { TokenUsage } from '../../billing/pricing.js';
-import { estimateImageUsage } from '../image-usage.js';
 import type { ImageEditJob, ImageJob, ImageOutcome, ImageProvider, VideoJob, VideoPoll, VideoProvider } from '../provider.js';
 import { decodeImageBase64, parseImagesJson, type ImagesJson } from '../upstream/image-payload.js';
-import type { UpstreamClient, UpstreamProviderConfig } from '../upstream/upstream-client.js';
+import type { UpstreamProviderConfig } from '../upstream/upstream-client.js';
+import { UpstreamAdapter } from '../upstream/upstream-adapter.js';
 import { invalidResponse } from '../upstream/upstream-errors.js';
 
 interface VideoObject {
@@ -20,22 +19,8 @@ interface VideoObject {
 
 const MAX_VIDEO_BYTES = 2 * 1024 * 1024 * 1024;
 
-export class OpenAIProvider implements ImageProvider, VideoProvider {
+export class OpenAIProvider extends UpstreamAdapter<UpstreamProviderConfig> implements ImageProvider, VideoProvider {
   readonly kind = 'openai';
-  readonly id: string;
-  private readonly base: string;
-
-  constructor(
-    private readonly config: UpstreamProviderConfig,
-    private readonly http: UpstreamClient,
-  ) {
-    this.id = config.id;
-    this.base = config.baseUrl.replace(/\/+$/, '');
-  }
-
-  estimateImageUsage(job: ImageJob | ImageEditJob): TokenUsage {
-    return estimateImageUsage(job);
-  }
 
   async generateImage(job: ImageJob): Promise<ImageOutcome> {
     const { body } = await this.http.parsed(
