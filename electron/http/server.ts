@@ -34,5 +34,22 @@ export async function startHttpServer(gateway: Gateway, options: ServerOptions):
   const port = typeof address === 'object' && address ? address.port : options.port;
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
   const studioUrl = options.studio ? `http://${host}:${port}/studio/#token=${options.studio.ownerToken}` : null;
-  return { app, port, baseUrl: `http://${host}:${port}/v1`, studioUrl, close: () => app.close() };
+  return { app, port, baseUrl: `http://${host}:${port}/v1`, studioUrl, close: () => closeGracefully(app) };
+}
+
+const IDLE_SWEEP_MS = 25;
+
+/**
+ * Lets requests in flight finish, then stops. Node closes the keep-alive connections that are
+ * idle when close() is called, once; a connection whose last response was still being written
+ * at that moment (a file piped out, its end a read away) would then sit out the whole 72 s
+ * keep-alive timeout. Sweeping idle connections until the server is closed ends those too.
+ */
+async function closeGracefully(app: FastifyInstance): Promise<void> {
+  const sweep = setInterval(() => app.server.closeIdleConnections(), IDLE_SWEEP_MS);
+  try {
+    await app.close();
+  } finally {
+    clearInterval(sweep);
+  }
 }
