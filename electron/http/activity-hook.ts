@@ -1,32 +1,37 @@
 // Every /v1 request that reaches a route is written to the activity log (key, endpoint, model,
 // status, latency, cost) after its response is sent. The catalog fast path is not logged: it
 // is anonymous and would drown the log.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ActivityLog } from '../core/activity/activity-log.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** Set by routes that know the model and the charged amount. */
-    activity: { model?: string; costNano?: number } | null;
+    activity: { model?: string; costNano?: number; status?: number } | null;
   }
 }
 
 export function installActivityHook(app: FastifyInstance, log: ActivityLog): void {
   app.decorateRequest('activity', null);
   app.addHook('onResponse', (request, reply, done) => {
-    const url = request.routeOptions.url;
-    if (url?.startsWith('/v1/') && url !== '/v1/models') {
-      log.record({
-        at: Date.now(),
-        key_id: request.principal?.keyId ?? null,
-        method: request.method,
-        endpoint: url,
-        model: request.activity?.model ?? null,
-        status: reply.statusCode,
-        latency_ms: reply.elapsedTime,
-        cost_nano: request.activity?.costNano ?? 0,
-      });
-    }
+    recordActivity(log, request, reply);
     done();
+  });
+}
+
+/** Writes one request to the log; routes call it for responses cut short (no onResponse then). */
+export function recordActivity(log: ActivityLog, request: FastifyRequest, reply: FastifyReply): void {
+  const url = request.routeOptions.url;
+  if (!url?.startsWith('/v1/') || url === '/v1/models') return;
+  log.record({
+    at: Date.now(),
+    key_id: request.principal?.keyId ?? null,
+    method: request.method,
+    endpoint: url,
+    model: request.activity?.model ?? null,
+    // A relayed image cut short after its 200 was sent: the error it met, or 499 (client left).
+    status: request.activity?.status ?? reply.statusCode,
+    latency_ms: reply.elapsedTime,
+    cost_nano: request.activity?.costNano ?? 0,
   });
 }

@@ -9,7 +9,8 @@ import { formatUsd } from '../billing/money.js';
 import { tokenCostNano } from '../billing/pricing.js';
 import type { CatalogEntry, CatalogService } from '../catalog/catalog-service.js';
 import { GatewayError } from '../errors.js';
-import type { ImageEditJob, ImageJob, ImageOutcome, ReferenceImage } from '../providers/provider.js';
+import type { TokenUsage } from '../billing/pricing.js';
+import type { ImageEditJob, ImageJob, ImageOutcome, ImageProvider, ImageStreamOutcome, ReferenceImage } from '../providers/provider.js';
 import type { ProviderRegistry } from '../providers/registry.js';
 import { checkN, checkPrompt, checkReferenceImages, resolveImageModel, resolveSize } from './image-request.js';
 import { sniffImage } from './image-sniff.js';
@@ -19,6 +20,8 @@ export interface GenerateImageRequest {
   prompt: string;
   size?: string;
   n?: number;
+  /** Ends the work early: the caller went away. */
+  signal?: AbortSignal;
 }
 
 export interface EditImageRequest {
@@ -37,14 +40,41 @@ export class ImageService {
   ) {}
 
   async generate(principal: Principal, request: GenerateImageRequest): Promise<ImageResult> {
+    const { entry, job, provider } = await this.generationJob(principal, request);
+    return this.billed(principal, entry, provider.estimateImageUsage(job), () => provider.generateImage(job));
+  }
+
+  /**
+   * generate() for the HTTP door: a large upstream image comes back as a stream that relays its
+   * base64 as it arrives. The hold ends when the stream does: charged once it has ended whole
+   * and checked, released when it breaks or is abandoned. A small image comes back whole.
+   */
+  async generateStreamed(principal: Principal, request: GenerateImageRequest): Promise<ImageResult | ImageResultStream> {
+    const { entry, job, provider } = await this.generationJob(principal, request);
+    const stream = provider.generateImageStream?.bind(provider);
+    if (!stream) return this.billed(principal, entry, provider.estimateImageUsage(job), () => provider.generateImage(job));
+    const ticket = await this.open(principal, entry, provider.estimateImageUsage(job));
+    let started: ImageStreamOutcome | null = null;
+    try {
+      started = await stream(job);
+      checkImage(started.kind === 'whole' ? started.outcome.bytes : started.headBytes);
+    } catch (error) {
+      ticket.release();
+      if (started?.kind === 'stream') await started.cancel();
+      throw error;
+    }
+    if (started.kind === 'whole') return result(started.outcome, await ticket.charge(started.outcome.usage));
+    return relayed(started, ticket);
+  }
+
+  private async generationJob(principal: Principal, request: GenerateImageRequest): Promise<{ entry: CatalogEntry; job: ImageJob; provider: ImageProvider }> {
     const entry = await resolveImageModel(this.catalog, request.model, 'generation');
     checkPrompt(request.prompt, entry.record);
     checkN(request.n);
     const size = resolveSize(request.size, entry.record);
     assertModelAccess(principal, entry.record);
-    const job: ImageJob = this.job(entry, request.prompt, size);
-    const provider = await this.providers.image(entry.providerId);
-    return this.billed(principal, entry, provider.estimateImageUsage(job), () => provider.generateImage(job));
+    const job = { ...this.job(entry, request.prompt, size), ...(request.signal ? { signal: request.signal } : {}) };
+    return { entry, job, provider: await this.providers.image(entry.providerId) };
   }
 
   async edit(principal: Principal, request: EditImageRequest): Promise<ImageResult> {
@@ -70,36 +100,86 @@ export class ImageService {
   }
 
   /** Hold the estimate, run, then charge the reported usage; a failed run releases the hold. */
-  private async billed(
-    principal: Principal,
-    entry: CatalogEntry,
-    estimate: ImageOutcome['usage'],
-    run: () => Promise<ImageOutcome>,
-  ): Promise<ImageResult> {
+  private async billed(principal: Principal, entry: CatalogEntry, estimate: TokenUsage, run: () => Promise<ImageOutcome>): Promise<ImageResult> {
+    const ticket = await this.open(principal, entry, estimate);
+    let outcome: ImageOutcome;
+    try {
+      outcome = await run();
+      checkImage(outcome.bytes);
+    } catch (error) {
+      ticket.release();
+      throw error;
+    }
+    return result(outcome, await ticket.charge(outcome.usage));
+  }
+
+  /**
+   * Checks what the caller may spend and holds the estimate. The ticket's charge() writes the
+   * real usage (a charge that cannot be written ends the hold uncharged and throws: no image
+   * goes out) and records it against the key's daily counters.
+   */
+  private async open(principal: Principal, entry: CatalogEntry, estimate: TokenUsage): Promise<ImageTicket> {
     const pricing = entry.record.pricing;
     const paid = paysWithMoney(principal);
     // Callers who pay no money are bounded by daily tokens instead (checked before any work).
     if (!paid) await this.access.checkDailyTokens(principal, estimate.input_tokens + estimate.output_tokens);
     const hold = paid ? await this.billing.reserveRequest(principal.accountId, tokenCostNano(pricing, estimate), 'image', entry.record.id) : null;
-    let outcome: ImageOutcome;
-    try {
-      outcome = await run();
-      if (!sniffImage(outcome.bytes)) {
-        throw new GatewayError('upstream_invalid_response', 'The provider returned data that is not an image.');
-      }
-    } catch (error) {
-      if (hold) this.billing.releaseRequest(hold);
-      throw error;
-    }
-    // A charge that cannot be written (storage trouble) ends the hold uncharged: no image goes out.
-    const charged = hold ? ((await this.billing.consumeRequest(hold, tokenCostNano(pricing, outcome.usage))) ?? 0) : 0;
-    this.access.record({
-      principal: principal.keyId,
-      model: entry.record.id,
-      inputTokens: outcome.usage.input_tokens + (outcome.usage.cache_tokens ?? 0),
-      outputTokens: outcome.usage.output_tokens,
-      spendNano: charged,
-    });
-    return { data: [{ b64_json: outcome.b64 ?? outcome.bytes.toString('base64') }], usage: { cost_usd: formatUsd(charged) } };
+    return {
+      release: () => {
+        if (hold) this.billing.releaseRequest(hold);
+      },
+      charge: async (usage) => {
+        const charged = hold ? ((await this.billing.consumeRequest(hold, tokenCostNano(pricing, usage))) ?? 0) : 0;
+        this.access.record({
+          principal: principal.keyId,
+          model: entry.record.id,
+          inputTokens: usage.input_tokens + (usage.cache_tokens ?? 0),
+          outputTokens: usage.output_tokens,
+          spendNano: charged,
+        });
+        return formatUsd(charged);
+      },
+    };
   }
+}
+
+interface ImageTicket {
+  release(): void;
+  /** Charges the usage; returns the cost as the API writes it. */
+  charge(usage: TokenUsage): Promise<string>;
+}
+
+/** A generation relayed while it arrives: the base64 text in pieces, then its cost. */
+export interface ImageResultStream {
+  b64: AsyncIterable<Buffer>;
+  /** The cost charged; known once b64 has been read to its end. */
+  costUsd(): string;
+}
+
+function checkImage(bytes: Buffer): void {
+  if (!sniffImage(bytes)) throw new GatewayError('upstream_invalid_response', 'The provider returned data that is not an image.');
+}
+
+function result(outcome: ImageOutcome, costUsd: string): ImageResult {
+  return { data: [{ b64_json: outcome.b64 ?? outcome.bytes.toString('base64') }], usage: { cost_usd: costUsd } };
+}
+
+function relayed(started: Extract<ImageStreamOutcome, { kind: 'stream' }>, ticket: ImageTicket): ImageResultStream {
+  let cost: string | null = null;
+  async function* pieces(): AsyncGenerator<Buffer> {
+    try {
+      yield* started.b64;
+      cost = await ticket.charge(started.usage());
+    } finally {
+      // Broken upstream, unusable tail, or a client that went away: nothing is charged.
+      if (cost === null) ticket.release();
+    }
+  }
+  return {
+    b64: pieces(),
+    costUsd: () => {
+      if (cost === null) throw new Error('costUsd() before the image was read to its end');
+      return cost;
+    },
+  };
 }

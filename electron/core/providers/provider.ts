@@ -36,12 +36,22 @@ export interface ImageOutcome {
   usage: TokenUsage;
 }
 
+/**
+ * A generation that may still be arriving: whole, or a large image relayed as it comes (its
+ * head decoded for checking, its base64 text in pieces, its usage known once those have ended).
+ */
+export type ImageStreamOutcome =
+  | { kind: 'whole'; outcome: ImageOutcome }
+  | { kind: 'stream'; headBytes: Buffer; b64: AsyncIterable<Buffer>; usage(): TokenUsage; cancel(): Promise<void> };
+
 export interface ImageProvider {
   readonly id: string;
   readonly kind: string;
   /** Token usage expected for the job: the amount held before the work starts. */
   estimateImageUsage(job: ImageJob | ImageEditJob): TokenUsage;
   generateImage(job: ImageJob): Promise<ImageOutcome>;
+  /** generateImage for providers that can hand on a large image while it arrives. */
+  generateImageStream?(job: ImageJob): Promise<ImageStreamOutcome>;
   editImage(job: ImageEditJob): Promise<ImageOutcome>;
 }
 

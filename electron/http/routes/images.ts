@@ -1,8 +1,11 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import { Readable } from 'node:stream';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ImageResult } from '../../../shared/api-types.js';
 import type { Gateway } from '../../core/gateway.js';
 import { parseUsd } from '../../core/billing/money.js';
-import { invalid } from '../../core/errors.js';
+import { invalid, isGatewayError } from '../../core/errors.js';
+import type { ImageResultStream } from '../../core/images/image-service.js';
+import { recordActivity } from '../activity-hook.js';
 import { principalOf } from '../auth.js';
 import type { RouteGuards } from '../route-guards.js';
 import { readMultipartForm } from '../multipart-form.js';
@@ -23,13 +26,45 @@ export function registerImageGenerationRoute(app: FastifyInstance, gateway: Gate
       schema: { body: ImageGenerationBody },
     },
     async (request, reply) => {
-      request.activity = { model: request.body.model };
-      const result = await gateway.images.generate(principalOf(request), request.body);
-      request.activity.costNano = parseUsd(result.usage.cost_usd) ?? 0;
-      return sendImageResult(reply, result);
+      const activity: NonNullable<FastifyRequest['activity']> = { model: request.body.model };
+      request.activity = activity;
+      const cancel = new AbortController();
+      const result = await gateway.images.generateStreamed(principalOf(request), { ...request.body, signal: cancel.signal });
+      if (!('b64' in result)) {
+        activity.costNano = parseUsd(result.usage.cost_usd) ?? 0;
+        return sendImageResult(reply, result);
+      }
+      // A relay cut short (the client left, or the image broke) never reaches onResponse.
+      reply.raw.once('close', () => {
+        if (reply.raw.writableFinished) return;
+        cancel.abort();
+        activity.status ??= 499;
+        recordActivity(gateway.activity, request, reply);
+      });
+      return reply.type('application/json; charset=utf-8').send(Readable.from(relayedBody(result, activity)));
     },
   );
 }
+
+/**
+ * The same body as sendImageResult, written while the upstream image arrives. The status is
+ * sent before the end is known: when the image breaks midway the connection is cut (Fastify
+ * destroys the response), so a client never takes a broken image for a whole one.
+ */
+async function* relayedBody(result: ImageResultStream, activity: NonNullable<FastifyRequest['activity']>): AsyncGenerator<Buffer> {
+  yield BODY_HEAD;
+  try {
+    yield* result.b64;
+  } catch (error) {
+    activity.status = isGatewayError(error) ? error.status : 500;
+    throw error;
+  }
+  const cost = result.costUsd();
+  activity.costNano = parseUsd(cost) ?? 0;
+  yield Buffer.from(`"}],"usage":{"cost_usd":"${cost}"}}`);
+}
+
+const BODY_HEAD = Buffer.from('{"data":[{"b64_json":"');
 
 /** Registered in the upload context, where the multipart parser lives. */
 export function registerImageEditRoute(app: FastifyInstance, gateway: Gateway, guards: RouteGuards): void {

@@ -4,9 +4,11 @@
 import { createWriteStream } from 'node:fs';
 import { readFile, rename, rm } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
-import type { ImageEditJob, ImageJob, ImageOutcome, ImageProvider, VideoJob, VideoPoll, VideoProvider } from '../provider.js';
+import type { TokenUsage } from '../../billing/pricing.js';
+import type { ImageEditJob, ImageJob, ImageOutcome, ImageProvider, ImageStreamOutcome, VideoJob, VideoPoll, VideoProvider } from '../provider.js';
 import { decodeImageBase64, parseImagesJson, type ImagesJson } from '../upstream/image-payload.js';
-import type { UpstreamProviderConfig } from '../upstream/upstream-client.js';
+import { readImagesJson } from '../upstream/images-json-stream.js';
+import type { UpstreamProviderConfig, UpstreamRequest } from '../upstream/upstream-client.js';
 import { UpstreamAdapter } from '../upstream/upstream-adapter.js';
 import { invalidResponse } from '../upstream/upstream-errors.js';
 
@@ -23,16 +25,38 @@ export class OpenAIProvider extends UpstreamAdapter<UpstreamProviderConfig> impl
   readonly kind = 'openai';
 
   async generateImage(job: ImageJob): Promise<ImageOutcome> {
-    const { body } = await this.http.parsed(
-      {
-        method: 'POST',
-        url: `${this.base}/images/generations`,
-        headers: this.auth(),
-        json: { model: job.upstreamModel, prompt: job.prompt, size: `${job.width}x${job.height}`, n: 1 },
-      },
-      parseImagesJson,
-    );
+    const { body } = await this.http.parsed(this.generationRequest(job), parseImagesJson);
     return this.outcome(body, job);
+  }
+
+  async generateImageStream(job: ImageJob): Promise<ImageStreamOutcome> {
+    const request = this.generationRequest(job);
+    const { status, body } = await this.http.open(request);
+    const read = await readImagesJson(body);
+    if (read.kind === 'whole') return { kind: 'whole', outcome: this.outcome(this.http.parseBody(request, status, read.text, parseImagesJson), job) };
+    const { stream } = read;
+    return {
+      kind: 'stream',
+      headBytes: stream.headBytes,
+      b64: stream.b64,
+      cancel: () => stream.cancel(),
+      usage: () => {
+        const answer = stream.body();
+        // The relay emptied b64_json: anywhere else than data[0], the image was not where it belongs.
+        if (!Array.isArray(answer.data) || answer.data[0]?.b64_json !== '') throw invalidResponse('no image in the response');
+        return this.usageOf(answer, job);
+      },
+    };
+  }
+
+  private generationRequest(job: ImageJob): UpstreamRequest {
+    return {
+      method: 'POST',
+      url: `${this.base}/images/generations`,
+      headers: this.auth(),
+      json: { model: job.upstreamModel, prompt: job.prompt, size: `${job.width}x${job.height}`, n: 1 },
+      ...(job.signal ? { signal: job.signal } : {}),
+    };
   }
 
   async editImage(job: ImageEditJob): Promise<ImageOutcome> {
@@ -100,16 +124,17 @@ export class OpenAIProvider extends UpstreamAdapter<UpstreamProviderConfig> impl
     if (!Array.isArray(body.data) || body.data.length === 0) throw invalidResponse('no image in the response');
     const b64 = parsed.b64 ?? body.data[0]?.b64_json;
     const bytes = decodeImageBase64(b64);
+    return { bytes, b64: b64 as string, usage: this.usageOf(body, job) };
+  }
+
+  /** The usage the upstream reported, or the estimate when it reported none. */
+  private usageOf(body: ImagesJson, job: ImageJob | ImageEditJob): TokenUsage {
     const usage = body.usage;
     const reported = usage && typeof usage.input_tokens === 'number' && typeof usage.output_tokens === 'number';
     const cached = usage?.input_tokens_details?.cached_tokens;
-    return {
-      bytes,
-      b64: b64 as string,
-      usage: reported
-        ? { input_tokens: usage.input_tokens!, output_tokens: usage.output_tokens!, ...(typeof cached === 'number' ? { cache_tokens: cached } : {}) }
-        : this.estimateImageUsage(job),
-    };
+    return reported
+      ? { input_tokens: usage.input_tokens!, output_tokens: usage.output_tokens!, ...(typeof cached === 'number' ? { cache_tokens: cached } : {}) }
+      : this.estimateImageUsage(job);
   }
 
   private auth(): Record<string, string> {

@@ -28,12 +28,23 @@ export interface UpstreamRequest {
   json?: unknown;
   form?: FormData;
   timeoutMs?: number;
+  /** Ends the call early (the gateway's own client went away). */
+  signal?: AbortSignal;
 }
 
 export interface UpstreamResponse<T> {
   status: number;
   headers: Headers;
   body: T;
+}
+
+/**
+ * A 2xx answer whose body is read as it arrives. Reading it to the end (or stopping early)
+ * ends the call; a broken or late body throws a GatewayError while being read.
+ */
+export interface UpstreamStream {
+  status: number;
+  body: AsyncIterable<Buffer>;
 }
 
 type Undici = typeof import('undici');
@@ -71,14 +82,49 @@ export class UpstreamClient {
     } finally {
       deadline.clear();
     }
-    let body: T;
+    return { status: response.statusCode, headers: toHeaders(response.headers), body: this.parseBody(request, response.statusCode, text, parse) };
+  }
+
+  /** Parses an answer's text; malformed input is logged (redacted) and becomes a 502. */
+  parseBody<T>(request: UpstreamRequest, status: number, text: string, parse: (text: string) => T): T {
     try {
-      body = parse(text);
+      return parse(text);
     } catch {
-      this.logBody(request, response.statusCode, text, 'upstream answered with malformed JSON');
+      this.logBody(request, status, text, 'upstream answered with malformed JSON');
       throw invalidResponse('the body is not valid JSON');
     }
-    return { status: response.statusCode, headers: toHeaders(response.headers), body };
+  }
+
+  /** Sends the request and hands back the body unread, capped at MAX_JSON_BYTES. */
+  async open(request: UpstreamRequest): Promise<UpstreamStream> {
+    const deadline = this.deadline(request);
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await this.send(request, deadline.signal);
+    } catch (error) {
+      deadline.clear();
+      throw error;
+    }
+    return { status: response.statusCode, body: this.capped(request, response, deadline) };
+  }
+
+  private async *capped(request: UpstreamRequest, response: Dispatcher.ResponseData, deadline: { clear(): void }): AsyncGenerator<Buffer> {
+    let total = 0;
+    try {
+      for await (const chunk of response.body) {
+        total += (chunk as Buffer).length;
+        if (total > MAX_JSON_BYTES) throw invalidResponse('the body is too large');
+        yield chunk as Buffer;
+      }
+    } catch (error) {
+      if (error instanceof Error && error.name === 'GatewayError') throw error;
+      this.logger.warn({ url: this.redact(request.url), err: describe(error) }, 'upstream body could not be read');
+      throw unavailable(isTimeout(error) ? 'timed out' : 'the connection broke while reading the response');
+    } finally {
+      deadline.clear();
+      // Stopping early (the client went away) must not leave the upstream connection reading.
+      if (!response.body.readableEnded) response.body.destroy();
+    }
   }
 
   async bytes(request: UpstreamRequest, maxBytes: number): Promise<UpstreamResponse<Buffer>> {
@@ -120,7 +166,18 @@ export class UpstreamClient {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(new DOMException('The upstream call timed out.', 'TimeoutError')), request.timeoutMs ?? this.timeouts.totalMs);
     timer.unref();
-    return { signal: controller.signal, clear: () => clearTimeout(timer) };
+    const caller = request.signal;
+    if (!caller) return { signal: controller.signal, clear: () => clearTimeout(timer) };
+    const cancel = () => controller.abort(new DOMException('The call was cancelled.', 'AbortError'));
+    if (caller.aborted) cancel();
+    else caller.addEventListener('abort', cancel, { once: true });
+    return {
+      signal: controller.signal,
+      clear: () => {
+        clearTimeout(timer);
+        caller.removeEventListener('abort', cancel);
+      },
+    };
   }
 
   private async send(request: UpstreamRequest, signal: AbortSignal): Promise<Dispatcher.ResponseData> {

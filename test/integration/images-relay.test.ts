@@ -1,0 +1,197 @@
+// Large upstream images are relayed while they arrive: the client gets its 200 and the first
+// base64 before the upstream has finished, the bytes come out exactly as the upstream sent
+// them, and the hold ends once: charged when the image ended whole and checked, released when
+// the upstream breaks midway, sends a bad tail, or the client goes away (the connection is cut,
+// so a broken image never passes for a whole one).
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import sharp from 'sharp';
+import { request as undiciRequest } from 'undici';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { USD } from '../helpers/gateway.js';
+import { errorOf, postJson } from '../helpers/http.js';
+import { waitFor } from '../helpers/stub-video-provider.js';
+import { startUpstreams, type UpstreamSetup } from '../helpers/upstreams.js';
+
+let u: UpstreamSetup;
+let key: { id: string; token: string; accountId: string };
+let noisePng: Buffer;
+let b64: string;
+let paced: PacedUpstream;
+
+/** A 700x700 PNG of noise, stored uncompressed: about 1.5 MB, 2 MB of base64. */
+async function noiseImage(): Promise<Buffer> {
+  const side = 700;
+  const pixels = Buffer.alloc(side * side * 3);
+  for (let i = 0; i < pixels.length; i++) pixels[i] = (i * 2654435761) >>> 24;
+  return sharp(pixels, { raw: { width: side, height: side, channels: 3 } }).png({ compressionLevel: 0 }).toBuffer();
+}
+
+/**
+ * An OpenAI-style upstream whose answer the test writes by hand: the head, then whatever the
+ * test decides (the rest, garbage, a reset) when it decides.
+ */
+interface PacedUpstream {
+  baseUrl: string;
+  /** The next POST /images/generations answer: resolves with its response once the request is in. */
+  next(): Promise<ServerResponse>;
+  closedConnections: number;
+  close(): Promise<void>;
+}
+
+async function startPacedUpstream(): Promise<PacedUpstream> {
+  const waiting: ((res: ServerResponse) => void)[] = [];
+  const upstream: PacedUpstream = {
+    baseUrl: '',
+    closedConnections: 0,
+    next: () => new Promise((resolve) => waiting.push(resolve)),
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+  const server: Server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      const take = waiting.shift();
+      if (take) take(res);
+      else res.writeHead(500).end();
+    });
+    res.on('close', () => {
+      if (!res.writableFinished) upstream.closedConnections++;
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  upstream.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  return upstream;
+}
+
+beforeAll(async () => {
+  u = await startUpstreams();
+  key = await u.t.key('balance', { balanceNano: 100 * USD });
+  noisePng = await noiseImage();
+  b64 = noisePng.toString('base64');
+  paced = await startPacedUpstream();
+  await u.t.gateway.providerConfigs.add({ id: 'paced', kind: 'openai', baseUrl: paced.baseUrl, apiKey: 'sk-paced' });
+  const record = structuredClone((await u.t.gateway.catalog.find('up-image'))!.record);
+  await u.t.gateway.catalog.put({ record: { ...record, id: 'paced-image', owned_by: 'paced' }, providerId: 'paced', upstreamModel: 'gpt-image-1' });
+});
+afterEach(() => u.openai.clearFaults());
+afterAll(async () => {
+  await paced.close();
+  await u.close();
+});
+
+const generate = (model: string) =>
+  undiciRequest(`${u.t.baseUrl}/images/generations`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model, prompt: 'noise', size: '1024x1024' }),
+  });
+
+const head = (text: string) => text.slice(0, 400 * 1024);
+const costOf = (input: number, output: number) => (input * 10 + output * 40) / 1e6;
+
+async function holdsAndBalance() {
+  const view = await u.t.gateway.billing.view(key.accountId);
+  return { holds: (await u.t.gateway.billing.activeHolds(key.accountId)).length, balance: view.balance_usd };
+}
+
+describe('a large upstream image', () => {
+  it('comes out byte for byte through the OpenAI SDK, charged once from the reported usage', async () => {
+    u.openai.inject('POST /v1/images/generations', { body: JSON.stringify({ created: 1, data: [{ b64_json: b64 }], usage: { input_tokens: 20, output_tokens: 5000 } }) });
+    const before = await u.t.gateway.billing.view(key.accountId);
+    const result = await u.t.client(key.token).images.generate({ model: 'up-image', prompt: 'noise', size: '1024x1024' });
+    expect(result.data?.[0]?.b64_json).toBe(b64);
+    const decoded = await sharp(Buffer.from(result.data![0]!.b64_json!, 'base64')).raw().toBuffer({ resolveWithObject: true });
+    expect(decoded.info).toMatchObject({ width: 700, height: 700 });
+    const cost = (result as unknown as { usage: { cost_usd: string } }).usage.cost_usd;
+    expect(Number(cost)).toBeCloseTo(costOf(20, 5000), 9);
+    const after = await u.t.gateway.billing.view(key.accountId);
+    expect(Number(before.balance_usd) - Number(after.balance_usd)).toBeCloseTo(Number(cost), 9);
+    expect((await u.t.gateway.billing.activeHolds(key.accountId)).length).toBe(0);
+  });
+
+  it('with "\\/" escapes (some JSON encoders write them) comes out unescaped', async () => {
+    u.openai.inject('POST /v1/images/generations', { body: `{"data":[{"b64_json":"${b64.replaceAll('/', '\\/')}"}],"usage":{"input_tokens":1,"output_tokens":2}}` });
+    const response = await postJson(`${u.t.baseUrl}/images/generations`, { model: 'up-image', prompt: 'x', size: '1024x1024' }, key.token);
+    expect(response.status).toBe(200);
+    expect((response.body as { data: { b64_json: string }[] }).data[0]!.b64_json).toBe(b64);
+  });
+
+  it('whose head is not an image is a 502 standard error before anything is sent', async () => {
+    const junk = Buffer.alloc(1_500_000, 7).toString('base64');
+    u.openai.inject('POST /v1/images/generations', { body: JSON.stringify({ data: [{ b64_json: junk }] }) });
+    const before = await holdsAndBalance();
+    const response = await postJson(`${u.t.baseUrl}/images/generations`, { model: 'up-image', prompt: 'x', size: '1024x1024' }, key.token);
+    expect(response.status).toBe(502);
+    expect(errorOf(response)).toMatchObject({ code: 'upstream_invalid_response', type: 'upstream_invalid_response', param: null });
+    expect(await holdsAndBalance()).toEqual(before);
+  });
+
+  it('is sent on before the upstream has finished; the hold stays until it ends, then is charged', async () => {
+    const before = await holdsAndBalance();
+    const answer = paced.next();
+    const pending = generate('paced-image');
+    const upstream = await answer;
+    upstream.writeHead(200, { 'content-type': 'application/json' });
+    upstream.write(`{"created":1,"data":[{"b64_json":"${head(b64)}`);
+    const response = await pending;
+    expect(response.statusCode).toBe(200);
+    const reader = response.body[Symbol.asyncIterator]();
+    let received = '';
+    while (received.length < 300 * 1024) received += Buffer.from((await reader.next()).value as Uint8Array).toString('latin1');
+    expect(received.startsWith('{"data":[{"b64_json":"iVBORw0KGgo')).toBe(true);
+    expect((await holdsAndBalance()).holds).toBe(before.holds + 1);
+
+    upstream.end(`${b64.slice(400 * 1024)}"}],"usage":{"input_tokens":3,"output_tokens":4}}`);
+    for (let next = await reader.next(); !next.done; next = await reader.next()) received += Buffer.from(next.value as Uint8Array).toString('latin1');
+    const body = JSON.parse(received) as { data: { b64_json: string }[]; usage: { cost_usd: string } };
+    expect(body.data[0]!.b64_json).toBe(b64);
+    expect(Number(body.usage.cost_usd)).toBeCloseTo(costOf(3, 4), 9);
+    const after = await holdsAndBalance();
+    expect(after.holds).toBe(before.holds);
+    expect(Number(before.balance) - Number(after.balance)).toBeCloseTo(costOf(3, 4), 9);
+  });
+
+  const breaks: [string, (upstream: ServerResponse) => void, number][] = [
+    ['the upstream connection breaks midway', (upstream) => upstream.socket?.destroy(), 503],
+    ['a character outside base64 midway', (upstream) => upstream.end(`${b64.slice(400 * 1024, 500 * 1024)}%%${b64.slice(500 * 1024 + 2)}"}]}`), 502],
+    ['the JSON after the image is broken', (upstream) => upstream.end(`${b64.slice(400 * 1024)}"}],"usage":{"input_tok`), 502],
+    ['the image is not inside data', (upstream) => upstream.end(`${b64.slice(400 * 1024)}"}`), 502],
+    ['the base64 length is cut short', (upstream) => upstream.end(`${b64.slice(400 * 1024, -3)}"}]}`), 502],
+  ];
+
+  it.each(breaks)('when %s, the client connection is cut and nothing is charged', async (_name, breakIt, loggedStatus) => {
+    const before = await holdsAndBalance();
+    const answer = paced.next();
+    const pending = generate('paced-image');
+    const upstream = await answer;
+    upstream.writeHead(200, { 'content-type': 'application/json' });
+    upstream.write(`{"data":[{"b64_json":"${head(b64)}`);
+    const response = await pending;
+    expect(response.statusCode).toBe(200);
+    const read = response.body.text();
+    breakIt(upstream);
+    await expect(read).rejects.toThrow();
+    await waitFor(async () => (await holdsAndBalance()).holds === before.holds);
+    expect(await holdsAndBalance()).toEqual(before);
+    const logged = await waitFor(async () => (await u.t.gateway.activity.recent(1)).find((e) => e.endpoint === '/v1/images/generations' && e.status !== 200));
+    expect(logged).toMatchObject({ key_id: key.id, status: loggedStatus, cost_usd: '0.00000000' });
+  });
+
+  it('abandoned by its client ends the upstream call and charges nothing', async () => {
+    const before = await holdsAndBalance();
+    const closedBefore = paced.closedConnections;
+    const answer = paced.next();
+    const pending = generate('paced-image');
+    const upstream = await answer;
+    upstream.writeHead(200, { 'content-type': 'application/json' });
+    upstream.write(`{"data":[{"b64_json":"${head(b64)}`);
+    const response = await pending;
+    await response.body[Symbol.asyncIterator]().next();
+    response.body.destroy();
+    // Well inside the gateway's 10 s upstream timeout: the departure itself ends the call.
+    await waitFor(async () => paced.closedConnections > closedBefore && (await holdsAndBalance()).holds === before.holds, 5_000);
+    expect(await holdsAndBalance()).toEqual(before);
+    const logged = await waitFor(async () => (await u.t.gateway.activity.recent(1)).find((e) => e.status === 499));
+    expect(logged).toMatchObject({ key_id: key.id, endpoint: '/v1/images/generations', cost_usd: '0.00000000' });
+  });
+});
