@@ -1,6 +1,6 @@
 // The floor for any Node.js gateway on this machine: a bare pass-through that forwards the
-// image request to the upstream and relays its body, with no auth, checks or billing. Run
-// beside the gateway so the report shows what the extra hop itself costs here.
+// image request to the upstream and streams its body back as it arrives, with no auth, checks
+// or billing. Run beside the gateway so the report shows what the extra hop itself costs here.
 import { createServer } from 'node:http';
 import { Agent, request } from 'undici';
 
@@ -21,8 +21,9 @@ const server = createServer((req, res) => {
       dispatcher: agent,
     })
       .then(async (response) => {
-        const text = await response.body.text();
-        res.writeHead(response.statusCode, { 'content-type': 'application/json' }).end(text);
+        res.writeHead(response.statusCode, { 'content-type': 'application/json' });
+        for await (const chunk of response.body) res.write(chunk);
+        res.end();
       })
       .catch(() => res.writeHead(502).end());
   });

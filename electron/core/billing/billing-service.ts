@@ -10,6 +10,7 @@ import type { Db, Store } from '../store/database.js';
 import type { AccountRow, HoldRow, LedgerRow } from '../store/schema.js';
 import { allowanceLeft, availableNano, HoldLedger, type HoldResult } from './hold-ledger.js';
 import { formatUsd } from './money.js';
+import { ChargeBatch } from './charge-batch.js';
 import { RequestHolds, type RequestHold } from './request-holds.js';
 
 export { allowanceLeft, availableNano, type HoldResult } from './hold-ledger.js';
@@ -21,6 +22,7 @@ export class BillingService {
   private readonly listeners = new Set<ChangeListener>();
   private readonly moves: HoldLedger;
   private readonly requestHolds = new RequestHolds();
+  private readonly charges: ChargeBatch<{ hold: RequestHold; chargeNano: number }, number>;
 
   constructor(
     private readonly store: Store,
@@ -28,6 +30,16 @@ export class BillingService {
     periodMs: number = 30 * 86_400_000,
   ) {
     this.moves = new HoldLedger(store.raw, clock, periodMs, (accountId) => this.requestHolds.held(accountId));
+    this.charges = new ChargeBatch(
+      (write) => store.txSync(write),
+      ({ hold, chargeNano }) => {
+        // Out of memory as soon as it is charged: the next charge of the batch must not count
+        // this hold as held on top of its charge.
+        const charged = this.moves.chargeRequestHold(hold, chargeNano, this.requestHolds.counted(hold));
+        this.requestHolds.take(hold);
+        return charged;
+      },
+    );
   }
 
   /** Money moved on an account (in this process); the studio pushes billing events from here. */
@@ -119,22 +131,24 @@ export class BillingService {
   }
 
   /**
-   * Ends a request hold with a charge (capped like consume()): one transaction. Returns the
-   * amount charged, or null when the hold had already ended. When the write fails the hold is
-   * over all the same, uncharged, and the caller answers with the storage error.
+   * Ends a request hold with a charge (capped like consume()), written before this resolves;
+   * charges finishing together share one transaction (see charge-batch.ts). Returns the amount
+   * charged, or null when the hold had already ended. When the write fails the hold is over all
+   * the same, uncharged, and the caller answers with the storage error.
    */
   async consumeRequest(hold: RequestHold, chargeNano: number): Promise<number | null> {
-    if (!this.requestHolds.take(hold)) return null;
+    if (!this.requestHolds.startCharge(hold)) return null;
     try {
-      return await this.store.txSync(() => this.moves.chargeRequestHold(hold, chargeNano));
+      return await this.charges.add({ hold, chargeNano });
     } finally {
+      this.requestHolds.take(hold);
       this.changed(hold.accountId);
     }
   }
 
   /** Ends a request hold with no charge; nothing to write. False when it had already ended. */
   releaseRequest(hold: RequestHold): boolean {
-    if (!this.requestHolds.take(hold)) return false;
+    if (this.requestHolds.isCharging(hold) || !this.requestHolds.take(hold)) return false;
     this.changed(hold.accountId);
     return true;
   }

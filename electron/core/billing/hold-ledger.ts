@@ -113,18 +113,20 @@ export class HoldLedger {
   }
 
   /**
-   * Charges a request hold that was taken out of memory (see request-holds.ts): one ledger row
-   * (no hold row: the hold was never stored) and the account. Returns the amount charged.
+   * Charges a request hold (see request-holds.ts): one ledger row (no hold row: the hold was
+   * never stored) and the account. `ownInFlightNano` is what the hold itself still counts among
+   * the account's in-memory holds (its amount, or 0 once it is out of memory). Returns the
+   * amount charged.
    */
-  chargeRequestHold(hold: RequestHold, chargeNano: number): number {
-    const split = this.split(hold.accountId, chargeNano, 0);
+  chargeRequestHold(hold: RequestHold, chargeNano: number, ownInFlightNano: number): number {
+    const split = this.split(hold.accountId, chargeNano, ownInFlightNano);
     this.settleCharge(hold.accountId, split, 0, null, hold.ref);
     return split.charged;
   }
 
   /**
    * A charge split between allowance (first) and balance, capped at what the account can cover:
-   * its availability plus the stored hold being ended, less its other in-memory holds.
+   * its availability plus the hold being ended, less the account's other in-memory holds.
    */
   private split(accountId: string, chargeNano: number, storedHeldNano: number): { charged: number; fromAllowance: number; fromBalance: number } {
     const account = this.getAccount(accountId);

@@ -17,14 +17,33 @@ export interface RequestHold {
 export class RequestHolds {
   private readonly byId = new Map<string, RequestHold>();
   private readonly heldByAccount = new Map<string, number>();
+  /** Holds whose charge is waiting for its transaction: they end by that charge only. */
+  private readonly charging = new Set<string>();
 
   add(hold: RequestHold): void {
     this.byId.set(hold.holdId, hold);
     this.heldByAccount.set(hold.accountId, this.held(hold.accountId) + hold.amountNano);
   }
 
+  /** Marks a hold as being charged; false when it has ended or is being charged already. */
+  startCharge(hold: RequestHold): boolean {
+    if (!this.byId.has(hold.holdId) || this.charging.has(hold.holdId)) return false;
+    this.charging.add(hold.holdId);
+    return true;
+  }
+
+  isCharging(hold: RequestHold): boolean {
+    return this.charging.has(hold.holdId);
+  }
+
+  /** What the hold still counts in its account's in-memory total (0 once it has ended). */
+  counted(hold: RequestHold): number {
+    return this.byId.has(hold.holdId) ? hold.amountNano : 0;
+  }
+
   /** Ends a hold in memory; false when it had already ended (so it ends exactly once). */
   take(hold: RequestHold): boolean {
+    this.charging.delete(hold.holdId);
     if (!this.byId.delete(hold.holdId)) return false;
     const left = this.held(hold.accountId) - hold.amountNano;
     if (left === 0) this.heldByAccount.delete(hold.accountId);

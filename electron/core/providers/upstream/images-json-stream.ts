@@ -65,7 +65,7 @@ function relay(head: Buffer, open: number, rest: AsyncIterator<Buffer>): ImagesJ
   const prefix = head.toString('utf8', 0, open - 1);
   const check = new Base64Check();
   const first = head.subarray(open);
-  const headBytes = check.push(first);
+  const headBytes = Buffer.from(check.push(first));
   let tail: Buffer[] | null = null;
 
   async function* b64(): AsyncGenerator<Buffer> {
@@ -142,8 +142,10 @@ function unescapeSlashes(piece: Buffer, pending: boolean): { piece: Buffer; esca
 class Base64Check {
   private carry = '';
   private padded = false;
+  /** Decoded pieces land here: only their length matters after the head. */
+  private scratch = Buffer.alloc(0);
 
-  /** Checks a piece; returns the bytes decoded from its whole 4-character groups. */
+  /** Checks a piece; returns the bytes decoded from its whole 4-character groups (valid until the next push). */
   push(piece: Buffer): Buffer {
     if (piece.length === 0) return Buffer.alloc(0);
     if (this.padded) throw invalidBase64();
@@ -152,10 +154,11 @@ class Base64Check {
     this.carry = text.slice(whole);
     const groups = text.slice(0, whole);
     const padding = groups.endsWith('==') ? 2 : groups.endsWith('=') ? 1 : 0;
-    const bytes = Buffer.from(groups, 'base64');
-    if (bytes.length !== (whole / 4) * 3 - padding) throw invalidBase64();
+    const expected = (whole / 4) * 3 - padding;
+    if (this.scratch.length < expected + 3) this.scratch = Buffer.allocUnsafe(expected + 3);
+    if (this.scratch.write(groups, 0, 'base64') !== expected) throw invalidBase64();
     if (padding > 0) this.padded = true;
-    return bytes;
+    return this.scratch.subarray(0, expected);
   }
 
   end(): void {
