@@ -141,6 +141,44 @@ describe('billing holds', () => {
     await invariants(key.account_id);
   });
 
+  it('charges finishing together share one transaction and cap exactly as one-by-one charges', async () => {
+    const { key } = await gateway.keys.create({ access: 'balance', balanceNano: 10 * USD });
+    const holds = await Promise.all([4, 3, 2].map((usd) => gateway.billing.reserveRequest(key.account_id, usd * USD, 'image', 'm')));
+    const txSync = gateway.store.txSync;
+    let transactions = 0;
+    gateway.store.txSync = (fn) => {
+      transactions++;
+      return txSync(fn);
+    };
+    // The first reports more usage than held: it may take the free $1 but not the others' money.
+    const charged = await Promise.all([
+      gateway.billing.consumeRequest(holds[0]!, 9 * USD),
+      gateway.billing.consumeRequest(holds[1]!, 3 * USD),
+      gateway.billing.consumeRequest(holds[2]!, 2 * USD),
+      gateway.billing.consumeRequest(holds[2]!, 2 * USD), // a second end of the same hold
+    ]);
+    gateway.store.txSync = txSync;
+    expect(charged).toEqual([5 * USD, 3 * USD, 2 * USD, null]);
+    expect(transactions).toBe(1);
+    expect(await gateway.billing.view(key.account_id)).toMatchObject({ holds_usd: '0.00000000', balance_usd: '0.00000000' });
+    await invariants(key.account_id);
+  });
+
+  it('a batch whose transaction fails charges each of its holds again alone', async () => {
+    const { key } = await gateway.keys.create({ access: 'balance', balanceNano: 10 * USD });
+    const other = await gateway.keys.create({ access: 'balance', balanceNano: 10 * USD });
+    const good = await gateway.billing.reserveRequest(key.account_id, USD, 'image', 'm');
+    const doomed = await gateway.billing.reserveRequest(other.key.account_id, USD, 'image', 'm');
+    // The doomed account disappears before its charge: its write throws, the batch rolls back.
+    for (const table of ['api_keys', 'ledger'] as const) await gateway.store.db.deleteFrom(table).where('account_id', '=', other.key.account_id).execute();
+    await gateway.store.db.deleteFrom('accounts').where('id', '=', other.key.account_id).execute();
+    const [okCharge, failed] = await Promise.allSettled([gateway.billing.consumeRequest(good, USD), gateway.billing.consumeRequest(doomed, USD)]);
+    expect(okCharge).toEqual({ status: 'fulfilled', value: USD });
+    expect(failed).toMatchObject({ status: 'rejected', reason: { code: 'not_found' } });
+    expect(await gateway.billing.view(key.account_id)).toMatchObject({ holds_usd: '0.00000000', balance_usd: '9.00000000' });
+    await invariants(key.account_id);
+  });
+
   it('stores only the hash of a key token', async () => {
     const { key, token } = await gateway.keys.create({ access: 'free' });
     const row = await gateway.store.db.selectFrom('api_keys').selectAll().where('id', '=', key.id).executeTakeFirstOrThrow();
