@@ -94,7 +94,7 @@ for (const result of upstream) {
     what: result.name,
     gateway: figure(result.gateway),
     baseline: `${figure(result.direct)} direct; bare pass-through ${figure(result.passThrough)} (${floor})`,
-    ratio: ratio ? `${result.value.toFixed(2)}x` : `+${result.value.toFixed(2)} ms`,
+    ratio: ratio ? `${result.value.toFixed(3)}x` : `+${result.value.toFixed(2)} ms`,
     target: result.target,
     pass: result.pass,
   });
