@@ -2,6 +2,7 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Gateway } from '../core/gateway.js';
 import { buildHttpApp, type HttpOptions } from './app.js';
+import { closeGracefully, trackSockets } from './graceful-close.js';
 
 export interface ServerOptions {
   host: string;
@@ -10,6 +11,8 @@ export interface ServerOptions {
   logger?: FastifyBaseLogger;
   studio?: HttpOptions['studio'];
   allowAnonymous?: boolean;
+  /** How long close() lets requests in flight finish before cutting them (default 10 s). */
+  closeGraceMs?: number;
 }
 
 export interface RunningServer {
@@ -29,27 +32,11 @@ export async function startHttpServer(gateway: Gateway, options: ServerOptions):
     ...(options.studio ? { studio: options.studio } : {}),
     ...(options.allowAnonymous ? { allowAnonymous: true } : {}),
   });
+  const sockets = trackSockets(app.server);
   await app.listen({ host: options.host, port: options.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
   const studioUrl = options.studio ? `http://${host}:${port}/studio/#token=${options.studio.ownerToken}` : null;
-  return { app, port, baseUrl: `http://${host}:${port}/v1`, studioUrl, close: () => closeGracefully(app) };
-}
-
-const IDLE_SWEEP_MS = 25;
-
-/**
- * Lets requests in flight finish, then stops. Node closes the keep-alive connections that are
- * idle when close() is called, once; a connection whose last response was still being written
- * at that moment (a file piped out, its end a read away) would then sit out the whole 72 s
- * keep-alive timeout. Sweeping idle connections until the server is closed ends those too.
- */
-async function closeGracefully(app: FastifyInstance): Promise<void> {
-  const sweep = setInterval(() => app.server.closeIdleConnections(), IDLE_SWEEP_MS);
-  try {
-    await app.close();
-  } finally {
-    clearInterval(sweep);
-  }
+  return { app, port, baseUrl: `http://${host}:${port}/v1`, studioUrl, close: () => closeGracefully(app, sockets, options.closeGraceMs) };
 }

@@ -56,7 +56,13 @@ export function registerStudioRoutes(app: FastifyInstance, studio: Studio, owner
     async (request) => studio.dispatch(request.params.method, request.body),
   );
 
-  app.get('/studio/events', { onRequest: guard }, (request, reply) => streamEvents(request, reply, studio));
+  const streams = new Set<FastifyReply['raw']>();
+  app.get('/studio/events', { onRequest: guard }, (request, reply) => streamEvents(request, reply, studio, streams));
+  // An event stream never ends by itself: a studio tab left open must not hold the shutdown.
+  app.addHook('preClose', (done) => {
+    for (const res of streams) res.end();
+    done();
+  });
 
   app.get<{ Params: { '*': string } }>('/studio/media/*', { onRequest: guard }, async (request, reply) => {
     const file = await studio.mediaFile(request.params['*']);
@@ -67,9 +73,10 @@ export function registerStudioRoutes(app: FastifyInstance, studio: Studio, owner
   registerStudioPage(app);
 }
 
-function streamEvents(request: FastifyRequest, reply: FastifyReply, studio: Studio): void {
+function streamEvents(request: FastifyRequest, reply: FastifyReply, studio: Studio, streams: Set<FastifyReply['raw']>): void {
   reply.hijack();
   const res = reply.raw;
+  streams.add(res);
   res.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-store',
@@ -85,6 +92,7 @@ function streamEvents(request: FastifyRequest, reply: FastifyReply, studio: Stud
   request.raw.on('close', () => {
     clearInterval(heartbeat);
     unsubscribe();
+    streams.delete(res);
   });
 }
 

@@ -10,6 +10,7 @@ import { request as undiciRequest } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { USD } from '../helpers/gateway.js';
 import { errorOf, postJson } from '../helpers/http.js';
+import { makeImage } from '../helpers/images.js';
 import { waitFor } from '../helpers/stub-video-provider.js';
 import { startUpstreams, type UpstreamSetup } from '../helpers/upstreams.js';
 
@@ -124,6 +125,23 @@ describe('a large upstream image', () => {
     expect(response.status).toBe(502);
     expect(errorOf(response)).toMatchObject({ code: 'upstream_invalid_response', type: 'upstream_invalid_response', param: null });
     expect(await holdsAndBalance()).toEqual(before);
+  });
+
+  it('that is not JSON at all, or whose image closes early, is read whole and mapped as usual', async () => {
+    const before = await holdsAndBalance();
+    u.openai.inject('POST /v1/images/generations', { body: `<html>${'x'.repeat(600_000)}</html>` });
+    const garbage = await postJson(`${u.t.baseUrl}/images/generations`, { model: 'up-image', prompt: 'x', size: '1024x1024' }, key.token);
+    expect(garbage.status).toBe(502);
+    expect(errorOf(garbage)).toMatchObject({ code: 'upstream_invalid_response', param: null });
+    expect(garbage.text).not.toContain('xxxx');
+    expect(await holdsAndBalance()).toEqual(before);
+
+    const small = (await makeImage(64, 64)).toString('base64');
+    u.openai.clearFaults();
+    u.openai.inject('POST /v1/images/generations', { body: JSON.stringify({ data: [{ b64_json: small, revised_prompt: 'y'.repeat(600_000) }] }) });
+    const whole = await postJson(`${u.t.baseUrl}/images/generations`, { model: 'up-image', prompt: 'x', size: '1024x1024' }, key.token);
+    expect(whole.status).toBe(200);
+    expect((whole.body as { data: { b64_json: string }[] }).data[0]!.b64_json).toBe(small);
   });
 
   it('is sent on before the upstream has finished; the hold stays until it ends, then is charged', async () => {

@@ -28,7 +28,13 @@ export function registerImageGenerationRoute(app: FastifyInstance, gateway: Gate
     async (request, reply) => {
       const activity: NonNullable<FastifyRequest['activity']> = { model: request.body.model };
       request.activity = activity;
+      // A client that leaves before its answer is not charged: the upstream call stops and the
+      // hold is released (the charge is written only once the image is in hand). Fastify's
+      // onRequestAbort does not fire once the body has been read, so the response is watched.
       const cancel = new AbortController();
+      reply.raw.once('close', () => {
+        if (!reply.raw.writableFinished) cancel.abort();
+      });
       const result = await gateway.images.generateStreamed(principalOf(request), { ...request.body, signal: cancel.signal });
       if (!('b64' in result)) {
         activity.costNano = parseUsd(result.usage.cost_usd) ?? 0;
@@ -53,10 +59,9 @@ function relay(reply: FastifyReply, result: ImageResultStream, activity: NonNull
   reply.hijack();
   const res = reply.raw;
   res.once('close', () => {
-    if (!res.writableFinished) {
-      activity.status ??= 499; // the client left
-      cancel.abort(); // ends the upstream call, or the wait for the client to drain
-    }
+    // The client left: the route's own close listener has ended the upstream call (and with it
+    // any wait for the client to drain).
+    if (!res.writableFinished) activity.status ??= 499;
     ended();
   });
   // The headers the hooks set (request id, rate limits) go out as Fastify would send them.

@@ -148,8 +148,12 @@ export class UpstreamClient {
     return { status: response.statusCode, headers: toHeaders(response.headers), body: Buffer.concat(chunks) };
   }
 
+  /**
+   * The gateway is stopping: its HTTP door is closed, so no one waits for an upstream answer any
+   * more (calls in flight fail, their holds are released; video tasks resume at the next start).
+   */
   async close(): Promise<void> {
-    if (this.undici) await (await this.undici).agent.close();
+    if (this.undici) await (await this.undici).agent.destroy();
   }
 
   /**
