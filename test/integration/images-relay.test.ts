@@ -127,6 +127,21 @@ describe('a large upstream image', () => {
     expect(await holdsAndBalance()).toEqual(before);
   });
 
+  it('whose head is not base64 is a 502, and the upstream call ends at once', async () => {
+    const before = await holdsAndBalance();
+    const closedBefore = paced.closedConnections;
+    const answer = paced.next();
+    const pending = postJson(`${u.t.baseUrl}/images/generations`, { model: 'paced-image', prompt: 'x', size: '1024x1024' }, key.token);
+    const upstream = await answer;
+    upstream.writeHead(200, { 'content-type': 'application/json' });
+    upstream.write(`{"data":[{"b64_json":"${b64.slice(0, 100_000)}%%${b64.slice(100_002, 400 * 1024)}`);
+    const response = await pending;
+    expect(response.status).toBe(502);
+    expect(errorOf(response)).toMatchObject({ code: 'upstream_invalid_response', param: null });
+    await waitFor(async () => paced.closedConnections > closedBefore, 5_000);
+    expect(await holdsAndBalance()).toEqual(before);
+  });
+
   it('that is not JSON at all, or whose image closes early, is read whole and mapped as usual', async () => {
     const before = await holdsAndBalance();
     u.openai.inject('POST /v1/images/generations', { body: `<html>${'x'.repeat(600_000)}</html>` });

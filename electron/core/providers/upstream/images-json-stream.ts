@@ -43,7 +43,13 @@ export async function readImagesJson(body: AsyncIterable<Buffer>): Promise<Image
     const open = base64Start(head);
     // The image ended early or the layout is unusual: read it whole, like a small answer.
     whole = open === -1 || head.indexOf(QUOTE, open) !== -1 || head.indexOf(BACKSLASH, open) !== -1;
-    if (!whole) return { kind: 'stream', stream: relay(head, open, iterator) };
+    if (whole) continue;
+    try {
+      return { kind: 'stream', stream: relay(head, open, iterator) };
+    } catch (error) {
+      await iterator.return?.(); // a bad head: the rest will not be read
+      throw error;
+    }
   }
 }
 
