@@ -29,6 +29,8 @@ export interface EditImageRequest {
   prompt: string;
   size?: string;
   images: ReferenceImage[];
+  /** Ends the work early: the caller went away. */
+  signal?: AbortSignal;
 }
 
 export class ImageService {
@@ -83,7 +85,7 @@ export class ImageService {
     const size = resolveSize(request.size, entry.record);
     checkReferenceImages(request.images, entry.record);
     assertModelAccess(principal, entry.record);
-    const job: ImageEditJob = { ...this.job(entry, request.prompt, size), images: request.images };
+    const job: ImageEditJob = { ...this.job(entry, request.prompt, size), images: request.images, ...(request.signal ? { signal: request.signal } : {}) };
     const provider = await this.providers.image(entry.providerId);
     return this.billed(principal, entry, provider.estimateImageUsage(job), () => provider.editImage(job));
   }

@@ -28,13 +28,7 @@ export function registerImageGenerationRoute(app: FastifyInstance, gateway: Gate
     async (request, reply) => {
       const activity: NonNullable<FastifyRequest['activity']> = { model: request.body.model };
       request.activity = activity;
-      // A client that leaves before its answer is not charged: the upstream call stops and the
-      // hold is released (the charge is written only once the image is in hand). Fastify's
-      // onRequestAbort does not fire once the body has been read, so the response is watched.
-      const cancel = new AbortController();
-      reply.raw.once('close', () => {
-        if (!reply.raw.writableFinished) cancel.abort();
-      });
+      const cancel = cancelOnDeparture(reply);
       const result = await gateway.images.generateStreamed(principalOf(request), { ...request.body, signal: cancel.signal });
       if (!('b64' in result)) {
         activity.costNano = parseUsd(result.usage.cost_usd) ?? 0;
@@ -44,6 +38,19 @@ export function registerImageGenerationRoute(app: FastifyInstance, gateway: Gate
       return reply;
     },
   );
+}
+
+/**
+ * A client that leaves before its answer is not charged: the upstream call stops and the hold
+ * is released (the charge is written only once the image is in hand). Fastify's onRequestAbort
+ * does not fire once the body has been read, so the response is watched instead.
+ */
+function cancelOnDeparture(reply: FastifyReply): AbortController {
+  const cancel = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) cancel.abort();
+  });
+  return cancel;
 }
 
 /** Above this many unsent bytes the relay waits for the client to catch up. */
@@ -109,6 +116,7 @@ export function registerImageEditRoute(app: FastifyInstance, gateway: Gateway, g
         prompt: form.fields.prompt ?? '',
         ...(form.fields.size !== undefined ? { size: form.fields.size } : {}),
         images: form.files,
+        signal: cancelOnDeparture(reply).signal,
       });
       request.activity.costNano = parseUsd(result.usage.cost_usd) ?? 0;
       return sendImageResult(reply, result);

@@ -84,9 +84,10 @@ export class FalProvider extends UpstreamAdapter<FalProviderConfig> implements I
       const status = await this.status(handle);
       if (status.state === 'failed') throw new GatewayError('upstream_bad_request', 'The upstream provider could not generate this image.');
       if (status.state === 'completed') break;
-      if (Date.now() > deadline) {
+      // Stopped waiting (too long, or the client left): the queued job is cancelled, not left to run.
+      if (Date.now() > deadline || job.signal?.aborted) {
         await this.http.json({ method: 'PUT', url: handle.cancel_url, headers: this.auth() }).catch(() => undefined);
-        throw new GatewayError('upstream_unavailable', 'The upstream provider did not finish the image in time.');
+        throw new GatewayError('upstream_unavailable', job.signal?.aborted ? 'The image request was cancelled.' : 'The upstream provider did not finish the image in time.');
       }
       await new Promise((r) => setTimeout(r, this.config.imagePollMs ?? 250));
     }
