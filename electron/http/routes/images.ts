@@ -58,9 +58,10 @@ const RELAY_BUFFER_BYTES = 8 * 1024 * 1024;
 
 /**
  * Writes the same body as sendImageResult while the upstream image arrives, straight to the
- * socket: piping through a stream paused at every 64 KB piece (the socket's 16 KB mark) and
- * tripled the relay time. The status goes out before the end is known: when the image breaks
- * midway the connection is cut, so a client never takes a broken image for a whole one.
+ * socket, letting up to 8 MB queue for a slow client (a pipe would stop at every piece: the
+ * socket's mark is 16 KB). The status goes out before the end is known: when the image breaks
+ * midway the connection is cut, so a client never takes a broken image for a whole one. The
+ * cut is logged like the error boundary logs a 5xx.
  */
 function relay(reply: FastifyReply, result: ImageResultStream, activity: NonNullable<FastifyRequest['activity']>, cancel: AbortController, ended: () => void): void {
   reply.hijack();
@@ -86,6 +87,10 @@ function relay(reply: FastifyReply, result: ImageResultStream, activity: NonNull
       res.end(`"}],"usage":{"cost_usd":"${cost}"}}`);
     } catch (error) {
       activity.status ??= isGatewayError(error) ? error.status : 500;
+      if (!res.destroyed) {
+        const detail = isGatewayError(error) ? { code: error.code, message: error.message } : { err: error };
+        reply.log.warn({ ...detail, requestId: reply.request.id }, 'image relay cut midway');
+      }
       res.destroy();
     }
   })();
