@@ -95,8 +95,8 @@ export class UpstreamClient {
     }
   }
 
-  /** Sends the request and hands back the body unread, capped at MAX_JSON_BYTES. */
-  async open(request: UpstreamRequest): Promise<UpstreamStream> {
+  /** Sends the request and hands back the body unread, capped at `maxBytes`. */
+  async open(request: UpstreamRequest, maxBytes: number = MAX_JSON_BYTES): Promise<UpstreamStream> {
     const deadline = this.deadline(request);
     let response: Dispatcher.ResponseData;
     try {
@@ -105,15 +105,23 @@ export class UpstreamClient {
       deadline.clear();
       throw error;
     }
-    return { status: response.statusCode, body: this.capped(request, response, deadline) };
+    return { status: response.statusCode, body: this.capped(request, response, deadline, maxBytes) };
   }
 
-  private async *capped(request: UpstreamRequest, response: Dispatcher.ResponseData, deadline: { clear(): void }): AsyncGenerator<Buffer> {
+  /** A download read whole (a video, a partner's image), capped at `maxBytes`. */
+  async bytes(request: UpstreamRequest, maxBytes: number): Promise<{ status: number; body: Buffer }> {
+    const { status, body } = await this.open(request, maxBytes);
+    const chunks: Buffer[] = [];
+    for await (const chunk of body) chunks.push(chunk);
+    return { status, body: Buffer.concat(chunks) };
+  }
+
+  private async *capped(request: UpstreamRequest, response: Dispatcher.ResponseData, deadline: { clear(): void }, maxBytes: number): AsyncGenerator<Buffer> {
     let total = 0;
     try {
       for await (const chunk of response.body) {
         total += (chunk as Buffer).length;
-        if (total > MAX_JSON_BYTES) throw invalidResponse('the body is too large');
+        if (total > maxBytes) throw invalidResponse(`the body is larger than ${maxBytes} bytes`);
         yield chunk as Buffer;
       }
     } catch (error) {
@@ -125,27 +133,6 @@ export class UpstreamClient {
       // Stopping early (the client went away) must not leave the upstream connection reading.
       if (!response.body.readableEnded) response.body.destroy();
     }
-  }
-
-  async bytes(request: UpstreamRequest, maxBytes: number): Promise<UpstreamResponse<Buffer>> {
-    const deadline = this.deadline(request);
-    const chunks: Buffer[] = [];
-    let response: Dispatcher.ResponseData;
-    try {
-      response = await this.send(request, deadline.signal);
-      let total = 0;
-      for await (const chunk of response.body) {
-        total += (chunk as Uint8Array).length;
-        if (total > maxBytes) throw invalidResponse(`the download is larger than ${maxBytes} bytes`);
-        chunks.push(Buffer.from(chunk as Uint8Array));
-      }
-    } catch (error) {
-      if (error instanceof Error && error.name === 'GatewayError') throw error;
-      throw unavailable('the connection broke while reading the response');
-    } finally {
-      deadline.clear();
-    }
-    return { status: response.statusCode, headers: toHeaders(response.headers), body: Buffer.concat(chunks) };
   }
 
   /**
