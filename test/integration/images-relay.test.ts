@@ -88,6 +88,20 @@ const generate = (model: string) =>
   });
 
 const head = (text: string) => text.slice(0, 400 * 1024);
+
+/**
+ * Starts a generation on the paced upstream and has it send a 200 and `opening` (the JSON up to
+ * and into the image); the test decides the rest. Returns the upstream's response and the
+ * gateway's answer once its headers are in.
+ */
+async function startPaced(opening: string) {
+  const answer = paced.next();
+  const pending = generate('paced-image');
+  const upstream = await answer;
+  upstream.writeHead(200, { 'content-type': 'application/json' });
+  upstream.write(opening);
+  return { upstream, response: await pending };
+}
 const costOf = (input: number, output: number) => (input * 10 + output * 40) / 1e6;
 
 async function holdsAndBalance() {
@@ -161,12 +175,7 @@ describe('a large upstream image', () => {
 
   it('is sent on before the upstream has finished; the hold stays until it ends, then is charged', async () => {
     const before = await holdsAndBalance();
-    const answer = paced.next();
-    const pending = generate('paced-image');
-    const upstream = await answer;
-    upstream.writeHead(200, { 'content-type': 'application/json' });
-    upstream.write(`{"created":1,"data":[{"b64_json":"${head(b64)}`);
-    const response = await pending;
+    const { upstream, response } = await startPaced(`{"created":1,"data":[{"b64_json":"${head(b64)}`);
     expect(response.statusCode).toBe(200);
     const reader = response.body[Symbol.asyncIterator]();
     let received = '';
@@ -194,12 +203,7 @@ describe('a large upstream image', () => {
 
   it.each(breaks)('when %s, the client connection is cut and nothing is charged', async (_name, breakIt, loggedStatus) => {
     const before = await holdsAndBalance();
-    const answer = paced.next();
-    const pending = generate('paced-image');
-    const upstream = await answer;
-    upstream.writeHead(200, { 'content-type': 'application/json' });
-    upstream.write(`{"data":[{"b64_json":"${head(b64)}`);
-    const response = await pending;
+    const { upstream, response } = await startPaced(`{"data":[{"b64_json":"${head(b64)}`);
     expect(response.statusCode).toBe(200);
     const read = response.body.text();
     breakIt(upstream);
@@ -213,12 +217,7 @@ describe('a large upstream image', () => {
   it('abandoned by its client ends the upstream call and charges nothing', async () => {
     const before = await holdsAndBalance();
     const closedBefore = paced.closedConnections;
-    const answer = paced.next();
-    const pending = generate('paced-image');
-    const upstream = await answer;
-    upstream.writeHead(200, { 'content-type': 'application/json' });
-    upstream.write(`{"data":[{"b64_json":"${head(b64)}`);
-    const response = await pending;
+    const { response } = await startPaced(`{"data":[{"b64_json":"${head(b64)}`);
     await response.body[Symbol.asyncIterator]().next();
     response.body.destroy();
     // Well inside the gateway's 10 s upstream timeout: the departure itself ends the call.

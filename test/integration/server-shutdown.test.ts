@@ -16,6 +16,7 @@ let t: TestGateway | null = null;
 let silentUpstream: Server | null = null;
 afterEach(async () => {
   silentUpstream?.closeAllConnections();
+  silentUpstream?.close();
   silentUpstream = null;
   await t?.gateway.close().catch(() => undefined);
   if (t) rmSync(t.dataDir, { recursive: true, force: true });
@@ -40,6 +41,26 @@ function postImage(baseUrl: string, token: string, model: string, agent?: Agent)
     req.on('error', reject);
     req.end(body);
   });
+}
+
+/**
+ * An OpenAI-style upstream that reads each request and never answers (within the gateway's
+ * 120 s timeout), as provider "silent" with model "silent-image". Resolves `closed` when the
+ * gateway hangs up on it.
+ */
+async function startSilentUpstream(gateway: TestGateway['gateway']): Promise<{ closed: Promise<void> }> {
+  let hungUp!: () => void;
+  const closed = new Promise<void>((resolve) => (hungUp = resolve));
+  silentUpstream = createServer((req, res) => {
+    req.resume();
+    res.on('close', hungUp);
+  });
+  await new Promise<void>((resolve) => silentUpstream!.listen(0, '127.0.0.1', resolve));
+  const port = (silentUpstream.address() as AddressInfo).port;
+  await gateway.providerConfigs.add({ id: 'silent', kind: 'openai', baseUrl: `http://127.0.0.1:${port}/v1`, apiKey: 'sk-silent' });
+  const record = structuredClone((await gateway.catalog.find('local-image'))!.record);
+  await gateway.catalog.put({ record: { ...record, id: 'silent-image' }, providerId: 'silent', upstreamModel: 'gpt-image-1' });
+  return { closed };
 }
 
 it('close() waits for a request in flight, answers it, then ends its keep-alive connection at once', async () => {
@@ -85,12 +106,7 @@ it('an open studio event stream is ended by close()', async () => {
 
 it('a request still open after the grace period is cut, and its hold released', async () => {
   t = await startTestGateway({ background: false });
-  // An upstream that reads the request and never answers (within the gateway's 120 s timeout).
-  const silent: Server = createServer((req) => req.resume());
-  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-  await t.gateway.providerConfigs.add({ id: 'silent', kind: 'openai', baseUrl: `http://127.0.0.1:${(silent.address() as AddressInfo).port}/v1`, apiKey: 'sk-silent' });
-  const record = structuredClone((await t.gateway.catalog.find('local-image'))!.record);
-  await t.gateway.catalog.put({ record: { ...record, id: 'silent-image' }, providerId: 'silent', upstreamModel: 'gpt-image-1' });
+  await startSilentUpstream(t.gateway);
   await t.server.close();
   const server = await startHttpServer(t.gateway, { host: '127.0.0.1', port: 0, closeGraceMs: 300 });
   const { token, accountId } = await t.key('balance', { balanceNano: USD });
@@ -102,41 +118,25 @@ it('a request still open after the grace period is cut, and its hold released', 
   // The cut client is not charged: its upstream call stops and its hold is released.
   await waitFor(async () => (await t!.gateway.billing.activeHolds(accountId)).length === 0, 5_000);
   expect((await t.gateway.billing.view(accountId)).balance_usd).toBe('1.00000000');
-  silent.closeAllConnections();
-  silent.close();
 });
 
 it('a client that leaves before its image arrives stops the upstream call and pays nothing', async () => {
   t = await startTestGateway({ background: false });
-  const upstreamClosed = new Promise<void>((resolve) => {
-    silentUpstream = createServer((req, res) => {
-      req.resume();
-      res.on('close', () => resolve());
-    });
-  });
-  await new Promise<void>((resolve) => silentUpstream!.listen(0, '127.0.0.1', resolve));
-  await t.gateway.providerConfigs.add({ id: 'silent', kind: 'openai', baseUrl: `http://127.0.0.1:${(silentUpstream!.address() as AddressInfo).port}/v1`, apiKey: 'sk-silent' });
-  const record = structuredClone((await t.gateway.catalog.find('local-image'))!.record);
-  await t.gateway.catalog.put({ record: { ...record, id: 'silent-image' }, providerId: 'silent', upstreamModel: 'gpt-image-1' });
+  const upstream = await startSilentUpstream(t.gateway);
   const { token, accountId } = await t.key('balance', { balanceNano: USD });
   const req = request(`${t.baseUrl}/images/generations`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } });
   req.on('error', () => undefined);
   req.end(JSON.stringify({ model: 'silent-image', prompt: 'x' }));
   await waitFor(async () => (await t!.gateway.billing.activeHolds(accountId)).length > 0, 5_000, 1);
   req.destroy();
-  await upstreamClosed;
+  await upstream.closed;
   await waitFor(async () => (await t!.gateway.billing.activeHolds(accountId)).length === 0, 5_000);
   expect((await t.gateway.billing.view(accountId)).balance_usd).toBe('1.00000000');
-  silentUpstream!.close();
 });
 
 it('the gateway stops without waiting for an upstream call in flight', async () => {
   t = await startTestGateway({ background: false });
-  const silent: Server = createServer((req) => req.resume());
-  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-  await t.gateway.providerConfigs.add({ id: 'silent', kind: 'openai', baseUrl: `http://127.0.0.1:${(silent.address() as AddressInfo).port}/v1`, apiKey: 'sk-silent' });
-  const record = structuredClone((await t.gateway.catalog.find('local-image'))!.record);
-  await t.gateway.catalog.put({ record: { ...record, id: 'silent-image' }, providerId: 'silent', upstreamModel: 'gpt-image-1' });
+  await startSilentUpstream(t.gateway);
   const owner = await t.key('balance', { balanceNano: USD });
   const principal = await t.gateway.keys.authenticate(owner.token);
   const call = t.gateway.images.generate(principal, { model: 'silent-image', prompt: 'x' });
@@ -144,6 +144,4 @@ it('the gateway stops without waiting for an upstream call in flight', async () 
   await t.server.close();
   expect(await timed(() => t!.gateway.close())).toBeLessThan(5_000);
   await expect(call).rejects.toMatchObject({ code: 'upstream_unavailable' });
-  silent.closeAllConnections();
-  silent.close();
 });
