@@ -6,10 +6,9 @@ import type { AccessGate } from '../access/access-gate.js';
 import type { Principal } from '../access/principal.js';
 import type { BillingService } from '../billing/billing-service.js';
 import { formatUsd } from '../billing/money.js';
-import { tokenCostNano } from '../billing/pricing.js';
+import { tokenCostNano, type TokenUsage } from '../billing/pricing.js';
 import type { CatalogEntry, CatalogService } from '../catalog/catalog-service.js';
 import { GatewayError } from '../errors.js';
-import type { TokenUsage } from '../billing/pricing.js';
 import type { ImageEditJob, ImageJob, ImageOutcome, ImageProvider, ImageStreamOutcome, ReferenceImage } from '../providers/provider.js';
 import type { ProviderRegistry } from '../providers/registry.js';
 import { checkN, checkPrompt, checkReferenceImages, resolveImageModel, resolveSize } from './image-request.js';
@@ -75,7 +74,7 @@ export class ImageService {
     checkN(request.n);
     const size = resolveSize(request.size, entry.record);
     assertModelAccess(principal, entry.record);
-    const job = { ...this.job(entry, request.prompt, size), ...(request.signal ? { signal: request.signal } : {}) };
+    const job = this.job(entry, request.prompt, size, request.signal);
     return { entry, job, provider: await this.providers.image(entry.providerId) };
   }
 
@@ -85,12 +84,12 @@ export class ImageService {
     const size = resolveSize(request.size, entry.record);
     checkReferenceImages(request.images, entry.record);
     assertModelAccess(principal, entry.record);
-    const job: ImageEditJob = { ...this.job(entry, request.prompt, size), images: request.images, ...(request.signal ? { signal: request.signal } : {}) };
+    const job: ImageEditJob = { ...this.job(entry, request.prompt, size, request.signal), images: request.images };
     const provider = await this.providers.image(entry.providerId);
     return this.billed(principal, entry, provider.estimateImageUsage(job), () => provider.editImage(job));
   }
 
-  private job(entry: CatalogEntry, prompt: string, size: ReturnType<typeof resolveSize>): ImageJob {
+  private job(entry: CatalogEntry, prompt: string, size: ReturnType<typeof resolveSize>, signal: AbortSignal | undefined): ImageJob {
     return {
       model: entry.record,
       upstreamModel: entry.upstreamModel,
@@ -98,6 +97,7 @@ export class ImageService {
       width: size.width,
       height: size.height,
       sizeGiven: size.given,
+      ...(signal ? { signal } : {}),
     };
   }
 
