@@ -6,7 +6,7 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
-import { request as undiciRequest } from 'undici';
+import { Agent, request as undiciRequest } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { USD } from '../helpers/gateway.js';
 import { errorOf, postJson } from '../helpers/http.js';
@@ -122,6 +122,30 @@ describe('a large upstream image', () => {
     const after = await u.t.gateway.billing.view(key.accountId);
     expect(Number(before.balance_usd) - Number(after.balance_usd)).toBeCloseTo(Number(cost), 9);
     expect((await u.t.gateway.billing.activeHolds(key.accountId)).length).toBe(0);
+  });
+
+  it('shares a keep-alive connection: large and small answers in turn each come out whole', async () => {
+    // The relay batches its writes per event-loop turn; none of that may leak into the next
+    // answer on the same connection.
+    const agent = new Agent({ connections: 1 });
+    try {
+      for (const big of [true, false, true, true, false]) {
+        if (big) u.openai.inject('POST /v1/images/generations', { body: JSON.stringify({ data: [{ b64_json: b64 }], usage: { input_tokens: 1, output_tokens: 2 } }) });
+        else u.openai.clearFaults();
+        const response = await undiciRequest(`${u.t.baseUrl}/images/generations`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key.token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'up-image', prompt: 'noise', size: '1024x1024' }),
+          dispatcher: agent,
+        });
+        expect(response.statusCode).toBe(200);
+        const image = ((await response.body.json()) as { data: { b64_json: string }[] }).data[0]!.b64_json;
+        if (big) expect(image).toBe(b64);
+        else expect((await sharp(Buffer.from(image, 'base64')).metadata()).format).toBe('png');
+      }
+    } finally {
+      await agent.close();
+    }
   });
 
   it('with "\\/" escapes (some JSON encoders write them) comes out unescaped', async () => {

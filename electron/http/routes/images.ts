@@ -75,12 +75,13 @@ function relay(reply: FastifyReply, result: ImageResultStream, activity: NonNull
   // The headers the hooks set (request id, rate limits) go out as Fastify would send them.
   for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) res.setHeader(name, value);
   res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
-  res.write(BODY_HEAD);
+  const write = coalescedWriter(res);
+  write(BODY_HEAD);
   void (async () => {
     try {
       for await (const piece of result.b64) {
         if (res.destroyed) return;
-        if (!res.write(piece) && res.writableLength > RELAY_BUFFER_BYTES) await once(res, 'drain', { signal: cancel.signal });
+        if (!write(piece) && res.writableLength > RELAY_BUFFER_BYTES) await once(res, 'drain', { signal: cancel.signal });
       }
       const cost = result.costUsd();
       activity.costNano = parseUsd(cost) ?? 0;
@@ -94,6 +95,33 @@ function relay(reply: FastifyReply, result: ImageResultStream, activity: NonNull
       res.destroy();
     }
   })();
+}
+
+/** A coalesced send is cut at this size, so the client starts reading early. */
+const COALESCE_BYTES = 1024 * 1024;
+
+/**
+ * Pieces written in one event-loop turn leave in one send: the upstream arrives in 64 KB reads,
+ * and passing each on as its own write costs the client a wakeup per piece.
+ */
+function coalescedWriter(res: FastifyReply['raw']): (piece: Buffer) => boolean {
+  let corked = 0;
+  const flush = () => {
+    if (corked === 0) return;
+    corked = 0;
+    // end() uncorks fully; past it the socket may already carry the next response.
+    if (!res.writableEnded) res.uncork();
+  };
+  return (piece) => {
+    if (corked === 0) {
+      res.cork();
+      setImmediate(flush);
+    }
+    corked += piece.length;
+    const room = res.write(piece);
+    if (corked >= COALESCE_BYTES) flush();
+    return room;
+  };
 }
 
 const BODY_HEAD = Buffer.from('{"data":[{"b64_json":"');

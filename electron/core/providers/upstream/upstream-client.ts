@@ -144,11 +144,6 @@ export class UpstreamClient {
   }
 
   /**
-   * Sends the request (undici's request(), which streams bodies without the WHATWG layers of
-   * fetch); non-2xx answers become GatewayErrors (their body only logged). Redirects are not
-   * followed: an upstream API that redirects is misconfigured, and its answer a failure.
-   */
-  /**
    * The whole-call timeout. A plain timer cleared when the call ends, not AbortSignal.timeout():
    * those stay alive (and tracked) for their full two minutes, tens of thousands of them under
    * load, and their upkeep showed up as event-loop stalls.
@@ -171,6 +166,11 @@ export class UpstreamClient {
     };
   }
 
+  /**
+   * Sends the request (undici's request(), which streams bodies without the WHATWG layers of
+   * fetch); non-2xx answers become GatewayErrors (their body only logged). Redirects are not
+   * followed: an upstream API that redirects is misconfigured, and its answer a failure.
+   */
   private async send(request: UpstreamRequest, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
     const headers: Record<string, string> = { ...request.headers };
     let body: string | FormData | undefined;
