@@ -95,7 +95,7 @@ describe('POST /v1/images/generations rejections', () => {
     ['selector pro', { ...base, model: 'pro' }, 400, 'invalid_request', 'model'],
     ['body is an array', [base], 400, 'invalid_request', null],
   ];
-  it.each(cases)('%s -> %i %s (%s)', async (_name, body, status, code, param) => {
+  it.each(cases.map(([name, body, status, code, param]) => [name, status, code, param, body] as const))('%s -> %i %s (%s)', async (_name, status, code, param, body) => {
     const before = await t.gateway.billing.view(paid.accountId);
     const response = await postJson(url(), body, paid.token);
     expect(response.status).toBe(status);

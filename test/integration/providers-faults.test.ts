@@ -26,6 +26,9 @@ afterAll(() => u.close());
 const secretBody = (status: number) => JSON.stringify({ error: { message: `upstream says no; internal token ${SECRET}`, type: 'x', code: 'y' } }) + ` status ${status}`;
 const validPngButBad = JSON.stringify({ data: [{ b64_json: Buffer.from('GIF89a not an image at all').toString('base64') }] });
 
+/** A PNG head whose base64 needs '+' and '/', written with the URL-safe '-' and '_' instead. */
+const urlSafePng = Buffer.concat([Buffer.from('89504e470d0a1a0a0000000d4948445200000010000000100806000000', 'hex'), Buffer.from([0, 0xfb, 0xef, 0xff])]).toString('base64url');
+
 const imageCases: [string, Fault, number, string][] = [
   ['400', { status: 400, body: secretBody(400) }, 400, 'upstream_bad_request'],
   ['404', { status: 404, body: secretBody(404) }, 400, 'upstream_bad_request'],
@@ -43,10 +46,11 @@ const imageCases: [string, Fault, number, string][] = [
   ['missing data', { body: JSON.stringify({ created: 1, secret: SECRET }) }, 502, 'upstream_invalid_response'],
   ['bad base64', { body: JSON.stringify({ data: [{ b64_json: `%%%${SECRET}%%%` }] }) }, 502, 'upstream_invalid_response'],
   ['not a decodable image', { body: validPngButBad }, 502, 'upstream_invalid_response'],
+  ['URL-safe base64', { body: JSON.stringify({ data: [{ b64_json: urlSafePng }] }) }, 502, 'upstream_invalid_response'],
 ];
 
 describe('openai image faults', () => {
-  it.each(imageCases)('%s -> %i %s, no upstream body, nothing charged', async (_name, fault, status, code) => {
+  it.each(imageCases.map(([name, fault, status, code]) => [name, status, code, fault] as const))('%s -> %i %s, no upstream body, nothing charged', async (_name, status, code, fault) => {
     u.openai.inject('POST /v1/images/generations', fault);
     const before = await u.t.gateway.billing.view(key.accountId);
     const response = await postJson(`${u.t.baseUrl}/images/generations`, { model: 'up-image', prompt: 'x', size: '256x256' }, key.token);
@@ -61,15 +65,17 @@ describe('openai image faults', () => {
   });
 });
 
+const falCases: [string, string, Fault, number, string][] = [
+  ['submit 422', 'POST submit', { status: 422, body: secretBody(422) }, 400, 'upstream_bad_request'],
+  ['submit 500', 'POST submit', { status: 500, body: secretBody(500) }, 503, 'upstream_unavailable'],
+  ['submit reset', 'POST submit', { reset: true }, 503, 'upstream_unavailable'],
+  ['status malformed', 'GET status', { body: `not json ${SECRET}` }, 502, 'upstream_invalid_response'],
+  ['result without images', 'GET result', { body: JSON.stringify({ images: [], secret: SECRET }) }, 502, 'upstream_invalid_response'],
+  ['file is not an image', 'GET file', { body: `plain text ${SECRET}` }, 502, 'upstream_invalid_response'],
+];
+
 describe('fal faults', () => {
-  it.each([
-    ['submit 422', 'POST submit', { status: 422, body: secretBody(422) }, 400, 'upstream_bad_request'],
-    ['submit 500', 'POST submit', { status: 500, body: secretBody(500) }, 503, 'upstream_unavailable'],
-    ['submit reset', 'POST submit', { reset: true }, 503, 'upstream_unavailable'],
-    ['status malformed', 'GET status', { body: `not json ${SECRET}` }, 502, 'upstream_invalid_response'],
-    ['result without images', 'GET result', { body: JSON.stringify({ images: [], secret: SECRET }) }, 502, 'upstream_invalid_response'],
-    ['file is not an image', 'GET file', { body: `plain text ${SECRET}` }, 502, 'upstream_invalid_response'],
-  ] as [string, string, Fault, number, string][])('%s -> %i %s', async (_name, route, fault, status, code) => {
+  it.each(falCases.map(([name, route, fault, status, code]) => [name, status, code, route, fault] as const))('%s -> %i %s', async (_name, status, code, route, fault) => {
     u.fal.inject(route, fault);
     const before = await u.t.gateway.billing.view(key.accountId);
     const response = await postJson(`${u.t.baseUrl}/images/generations`, { model: 'fal-image', prompt: 'x', size: '256x256' }, key.token);

@@ -59,7 +59,7 @@ describe('POST /v1/videos JSON rejections', () => {
     ['unknown model', { ...base, model: 'nope' }, 400, 'invalid_request', 'model'],
     ['selector', { ...base, model: 'default' }, 400, 'invalid_request', 'model'],
   ];
-  it.each(cases)('%s -> %i %s (%s)', async (_name, body, status, code, param) => {
+  it.each(cases.map(([name, body, status, code, param]) => [name, status, code, param, body] as const))('%s -> %i %s (%s)', async (_name, status, code, param, body) => {
     const response = await unchanged(() => postJson(url(), body, key.token));
     expect(response.status).toBe(status);
     expect(errorOf(response)).toMatchObject({ code, param });
