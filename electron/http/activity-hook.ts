@@ -19,17 +19,23 @@ export function installActivityHook(app: FastifyInstance, log: ActivityLog): voi
   });
 }
 
-/** Writes one request to the log; routes call it for responses cut short (no onResponse then). */
+const recorded = new WeakSet<FastifyRequest>();
+
+/**
+ * Writes one request to the log, once; routes call it for responses cut short (no onResponse
+ * then), whichever of them notices first.
+ */
 export function recordActivity(log: ActivityLog, request: FastifyRequest, reply: FastifyReply): void {
   const url = request.routeOptions.url;
-  if (!url?.startsWith('/v1/') || url === '/v1/models') return;
+  if (!url?.startsWith('/v1/') || url === '/v1/models' || recorded.has(request)) return;
+  recorded.add(request);
   log.record({
     at: Date.now(),
     key_id: request.principal?.keyId ?? null,
     method: request.method,
     endpoint: url,
     model: request.activity?.model ?? null,
-    // A relayed image cut short after its 200 was sent: the error it met, or 499 (client left).
+    // Cut short: 499 when the client left, or the error a relayed image met after its 200.
     status: request.activity?.status ?? reply.statusCode,
     latency_ms: reply.elapsedTime,
     cost_nano: request.activity?.costNano ?? 0,

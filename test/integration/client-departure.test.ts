@@ -28,6 +28,14 @@ async function leaveMidway(path: string, headers: Record<string, string>, body: 
   req.destroy();
 }
 
+/** The activity log has the request, once, as 499 (the client closed it) and uncharged. */
+async function expectDepartureLogged(endpoint: string, since: number): Promise<void> {
+  await u.t.gateway.activity.flush();
+  const entries = (await u.t.gateway.activity.recent(50)).filter((e) => e.endpoint === endpoint && e.at >= since);
+  expect(entries).toMatchObject([{ status: 499, key_id: key.id }]);
+  expect(Number(entries[0]!.cost_usd)).toBe(0);
+}
+
 it('an image edit through an OpenAI-style upstream: the upstream call is aborted and the hold released', async () => {
   u.openai.inject('POST /v1/images/edits', { latencyMs: 5_000, times: 1 });
   const before = (await u.t.gateway.billing.view(key.accountId)).balance_usd;
@@ -42,16 +50,19 @@ it('an image edit through an OpenAI-style upstream: the upstream call is aborted
   await waitFor(async () => (await holds()) === 0, 4_000);
   expect(Date.now() - started).toBeLessThan(4_500); // well before the upstream's 5 s answer
   expect((await u.t.gateway.billing.view(key.accountId)).balance_usd).toBe(before);
+  await expectDepartureLogged('/v1/images/edits', started);
 });
 
 it('a fal image: the queued job is cancelled and the hold released', async () => {
   u.fal.behaviour.stuck = true;
   try {
     const before = (await u.t.gateway.billing.view(key.accountId)).balance_usd;
+    const started = Date.now();
     const cancelsBefore = u.fal.cancelCalls.length;
     await leaveMidway('/images/generations', { 'content-type': 'application/json' }, JSON.stringify({ model: 'fal-image', prompt: 'a quiet harbour' }));
     await waitFor(async () => u.fal.cancelCalls.length > cancelsBefore && (await holds()) === 0, 5_000);
     expect((await u.t.gateway.billing.view(key.accountId)).balance_usd).toBe(before);
+    await expectDepartureLogged('/v1/images/generations', started);
   } finally {
     u.fal.behaviour.stuck = false;
   }

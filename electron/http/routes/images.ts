@@ -28,7 +28,7 @@ export function registerImageGenerationRoute(app: FastifyInstance, gateway: Gate
     async (request, reply) => {
       const activity: NonNullable<FastifyRequest['activity']> = { model: request.body.model };
       request.activity = activity;
-      const cancel = cancelOnDeparture(reply);
+      const cancel = cancelOnDeparture(request, reply, gateway);
       const result = await gateway.images.generateStreamed(principalOf(request), { ...request.body, signal: cancel.signal });
       if (!('b64' in result)) {
         activity.costNano = parseUsd(result.usage.cost_usd) ?? 0;
@@ -43,12 +43,17 @@ export function registerImageGenerationRoute(app: FastifyInstance, gateway: Gate
 /**
  * A client that leaves before its answer is not charged: the upstream call stops and the hold
  * is released (the charge is written only once the image is in hand). Fastify's onRequestAbort
- * does not fire once the body has been read, so the response is watched instead.
+ * does not fire once the body has been read, so the response is watched instead; nor does
+ * onResponse for a response that never finished, so the departure is logged here (499).
  */
-function cancelOnDeparture(reply: FastifyReply): AbortController {
+function cancelOnDeparture(request: FastifyRequest, reply: FastifyReply, gateway: Gateway): AbortController {
   const cancel = new AbortController();
   reply.raw.once('close', () => {
-    if (!reply.raw.writableFinished) cancel.abort();
+    if (reply.raw.writableFinished) return;
+    cancel.abort();
+    if (request.activity) request.activity.status ??= 499;
+    else request.activity = { status: 499 };
+    recordActivity(gateway.activity, request, reply);
   });
   return cancel;
 }
@@ -149,7 +154,7 @@ export function registerImageEditRoute(app: FastifyInstance, gateway: Gateway, g
         prompt: form.fields.prompt ?? '',
         ...(form.fields.size !== undefined ? { size: form.fields.size } : {}),
         images: form.files,
-        signal: cancelOnDeparture(reply).signal,
+        signal: cancelOnDeparture(request, reply, gateway).signal,
       });
       request.activity.costNano = parseUsd(result.usage.cost_usd) ?? 0;
       return sendImageResult(reply, result);
