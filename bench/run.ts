@@ -161,6 +161,7 @@ function performanceReport(r: typeof report): string {
     'measured in one run, side by side with its baseline where it has one; the JSON with all raw',
     'samples is `bench/results/latest.json`. These machines share their cores with other jobs, so',
     'figures move between runs by 10-30 %; ratios taken within one run are the stable part.',
+    'Why the missed targets are missed, and what was tried: README.md, section Benchmarks.',
     '',
     '| what | gateway | baseline | ratio | target | met |',
     '|---|---|---|---|---|---|',
