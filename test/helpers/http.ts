@@ -40,3 +40,13 @@ export function errorOf(response: RawResponse): { message: string; type: string;
   if (errKeys !== 'code,message,param,type') throw new Error(`error object keys: ${errKeys}`);
   return body.error;
 }
+
+/** "<status> <code>" of a response, so one comparison shows what every request got. */
+export function outcome(response: RawResponse): string {
+  if (response.status === 200) return '200';
+  try {
+    return `${response.status} ${errorOf(response).code}`;
+  } catch {
+    return `${response.status} (not the standard error body: ${response.text.slice(0, 120)})`;
+  }
+}

@@ -12,7 +12,7 @@ import { Worker } from 'node:worker_threads';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { VideoTask } from '../../shared/api-types.js';
 import { USD } from '../helpers/gateway.js';
-import { errorOf, postJson, request, type RawResponse } from '../helpers/http.js';
+import { outcome, postJson, request, type RawResponse } from '../helpers/http.js';
 import { ledgerProblems, sleep, startReliabilityUpstreams, type ReliabilityUpstreams } from './support.js';
 
 let u: ReliabilityUpstreams;
@@ -46,15 +46,6 @@ const image = (size = '256x256') => postJson(`${u.t.baseUrl}/images/generations`
 const video = () => postJson(`${u.t.baseUrl}/videos`, { model: 'local-video', prompt: 'waves at dusk', seconds: 2, size: '480p' }, key.token);
 const getTask = async (id: string) => (await request(`${u.t.baseUrl}/videos/${id}`, { headers: { authorization: `Bearer ${key.token}` } })).body as VideoTask;
 
-/** "<status> <code>" of a response, so one comparison shows what every request got. */
-function outcome(response: RawResponse): string {
-  if (response.status === 200) return '200';
-  try {
-    return `${response.status} ${errorOf(response).code}`;
-  } catch {
-    return `${response.status} (not the standard error body: ${response.text.slice(0, 120)})`;
-  }
-}
 
 /** Internals that must never reach a client: stack frames, file paths, SQLite's own messages. */
 const INTERNALS = /\bat \S+ \(|node_modules|\.(ts|js):\d+|SQLITE_|readonly database|disk is full|database is locked|SqliteError/i;

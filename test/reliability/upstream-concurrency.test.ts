@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VideoTask } from '../../shared/api-types.js';
 import type { Fault } from '../emulators/index.js';
 import { USD } from '../helpers/gateway.js';
-import { errorOf, postJson, request, type RawResponse } from '../helpers/http.js';
+import { outcome, postJson, request, type RawResponse } from '../helpers/http.js';
 import { ledgerProblems, PRICE_PER_SECOND_NANO, prng, seedFor, sleep, startReliabilityUpstreams, type ReliabilityUpstreams } from './support.js';
 
 const SEED = seedFor(9_001);
@@ -74,14 +74,6 @@ function injectMix(inject: (fault: Fault) => void, rng: ReturnType<typeof prng>,
   return injected;
 }
 
-function outcome(response: RawResponse): string {
-  if (response.status === 200) return '200';
-  try {
-    return `${response.status} ${errorOf(response).code}`;
-  } catch {
-    return `${response.status} (not the standard error body: ${response.text.slice(0, 120)})`;
-  }
-}
 
 interface Sent {
   kind: 'image' | 'video';
