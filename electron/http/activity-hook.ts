@@ -17,6 +17,17 @@ export function installActivityHook(app: FastifyInstance, log: ActivityLog): voi
     recordActivity(log, request, reply);
     done();
   });
+  // onResponse never fires for a response that did not finish: the client left (499), or a
+  // relay was cut after its 200 (its route set the status first).
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.raw.once('close', () => {
+      if (reply.raw.writableFinished) return;
+      if (request.activity) request.activity.status ??= 499;
+      else request.activity = { status: 499 };
+      recordActivity(log, request, reply);
+    });
+    done();
+  });
 }
 
 const recorded = new WeakSet<FastifyRequest>();

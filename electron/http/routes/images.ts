@@ -28,7 +28,7 @@ export function registerImageGenerationRoute(app: FastifyInstance, gateway: Gate
     async (request, reply) => {
       const activity: NonNullable<FastifyRequest['activity']> = { model: request.body.model };
       request.activity = activity;
-      const cancel = cancelOnDeparture(request, reply, gateway);
+      const cancel = cancelOnDeparture(reply);
       const result = await gateway.images.generateStreamed(principalOf(request), { ...request.body, signal: cancel.signal });
       if (!('b64' in result)) {
         activity.costNano = parseUsd(result.usage.cost_usd) ?? 0;
@@ -43,17 +43,13 @@ export function registerImageGenerationRoute(app: FastifyInstance, gateway: Gate
 /**
  * A client that leaves before its answer is not charged: the upstream call stops and the hold
  * is released (the charge is written only once the image is in hand). Fastify's onRequestAbort
- * does not fire once the body has been read, so the response is watched instead; nor does
- * onResponse for a response that never finished, so the departure is logged here (499).
+ * does not fire once the body has been read, so the response is watched instead (the activity
+ * hook logs the departure).
  */
-function cancelOnDeparture(request: FastifyRequest, reply: FastifyReply, gateway: Gateway): AbortController {
+function cancelOnDeparture(reply: FastifyReply): AbortController {
   const cancel = new AbortController();
   reply.raw.once('close', () => {
-    if (reply.raw.writableFinished) return;
-    cancel.abort();
-    if (request.activity) request.activity.status ??= 499;
-    else request.activity = { status: 499 };
-    recordActivity(gateway.activity, request, reply);
+    if (!reply.raw.writableFinished) cancel.abort();
   });
   return cancel;
 }
@@ -71,12 +67,10 @@ const RELAY_BUFFER_BYTES = 8 * 1024 * 1024;
 function relay(reply: FastifyReply, result: ImageResultStream, activity: NonNullable<FastifyRequest['activity']>, cancel: AbortController, ended: () => void): void {
   reply.hijack();
   const res = reply.raw;
-  res.once('close', () => {
-    // The client left: the route's own close listener has ended the upstream call (and with it
-    // any wait for the client to drain).
-    if (!res.writableFinished) activity.status ??= 499;
-    ended();
-  });
+  // A hijacked reply has no onResponse: a relay that finished is logged here (one cut short,
+  // by the activity hook; a client that left has already ended the upstream call through the
+  // route's close listener, and with it any wait for the client to drain).
+  res.once('close', ended);
   // The headers the hooks set (request id, rate limits) go out as Fastify would send them.
   for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) res.setHeader(name, value);
   res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
@@ -154,7 +148,7 @@ export function registerImageEditRoute(app: FastifyInstance, gateway: Gateway, g
         prompt: form.fields.prompt ?? '',
         ...(form.fields.size !== undefined ? { size: form.fields.size } : {}),
         images: form.files,
-        signal: cancelOnDeparture(request, reply, gateway).signal,
+        signal: cancelOnDeparture(reply).signal,
       });
       request.activity.costNano = parseUsd(result.usage.cost_usd) ?? 0;
       return sendImageResult(reply, result);
