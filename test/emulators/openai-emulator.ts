@@ -9,7 +9,7 @@ import type { Emulator, UploadedFile } from './types.js';
 import { startEmulatorServer, type RouteMatch } from './serve.js';
 import { headerValue, json } from './http-kit.js';
 import { openaiError } from './openai-errors.js';
-import { IMAGE_MODELS, handleEdits, handleGenerations, type ImageSettings } from './openai-images.js';
+import { IMAGE_MODELS, handleEdits, handleGenerations, type ImageFiles, type ImageSettings } from './openai-images.js';
 import {
   VIDEO_MODELS,
   handleCreateVideo,
@@ -58,6 +58,7 @@ export const OPENAI_ROUTES = [
   'GET /v1/videos/:id',
   'GET /v1/videos/:id/content',
   'DELETE /v1/videos/:id',
+  'GET /images/:name',
 ] as const;
 
 const MODELS = [
@@ -95,15 +96,22 @@ export async function startOpenAIEmulator(options: OpenAIEmulatorOptions = {}): 
   };
   const imageSettings: ImageSettings = { exactSize: options.exactSize ?? false, maxSide: 256, latencyMs: options.imageLatencyMs ?? 0 };
   const state = { lastEditFiles: [] as UploadedFile[] };
+  const imageFiles: ImageFiles = new Map();
 
   function resolve(method: string, pathname: string): RouteMatch | undefined {
     const key = `${method} ${pathname}`;
     if (key === 'GET /v1/models') return { route: key, handle: () => json(200, { object: 'list', data: MODELS }) };
-    if (key === 'POST /v1/images/generations') return { route: key, handle: (ctx) => handleGenerations(ctx, imageSettings) };
+    if (key === 'POST /v1/images/generations') return { route: key, handle: (ctx) => handleGenerations(ctx, imageSettings, imageFiles) };
     if (key === 'POST /v1/images/edits') {
-      return { route: key, handle: (ctx) => handleEdits(ctx, imageSettings, (files) => (state.lastEditFiles = files)) };
+      return { route: key, handle: (ctx) => handleEdits(ctx, imageSettings, imageFiles, (files) => (state.lastEditFiles = files)) };
     }
     if (key === 'POST /v1/videos') return { route: key, handle: (ctx) => handleCreateVideo(ctx, store) };
+    const imageFile = /^\/images\/([^/]+)$/.exec(pathname);
+    if (method === 'GET' && imageFile?.[1]) {
+      const found = imageFiles.get(decodeURIComponent(imageFile[1]));
+      const reply = found ? { status: 200, headers: { 'content-type': 'image/png' }, body: found } : openaiError(404, 'Not found', { code: null });
+      return { route: 'GET /images/:name', public: true, handle: () => reply };
+    }
     const model = /^\/v1\/models\/([^/]+)$/.exec(pathname);
     if (method === 'GET' && model?.[1]) {
       const id = decodeURIComponent(model[1]);

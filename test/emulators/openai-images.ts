@@ -4,6 +4,8 @@
 // `ImagesResponse` type of the openai npm package (v6.49): {created, background, data:
 // [{b64_json, revised_prompt, url}], output_format, quality, size, usage: {input_tokens,
 // input_tokens_details: {text_tokens, image_tokens}, output_tokens, total_tokens}}.
+// DALL-E models answer by URL unless response_format is b64_json, with no usage; their URLs are
+// served here without auth (the real ones are on a CDN of another host).
 // Guesses: an unknown model -> 404 'model_not_found' (as for other endpoints); missing model -> 400
 // (the real API defaults it; strictness here catches gateways that drop it); token counts below.
 import type { UploadedFile } from './types.js';
@@ -14,7 +16,13 @@ import { isMultipart, parseMultipart } from './multipart.js';
 import { cachedPng, capSize } from './png.js';
 import { parseSize } from './mp4.js';
 
-export const IMAGE_MODELS = ['gpt-image-1', 'gpt-image-1-mini'] as const;
+import { randomUUID } from 'node:crypto';
+
+export const IMAGE_MODELS = ['gpt-image-1', 'gpt-image-1-mini', 'dall-e-2', 'dall-e-3'] as const;
+const URL_DEFAULT_MODELS = new Set(['dall-e-2', 'dall-e-3']);
+
+/** Images answered by URL, by file name (served at GET /images/{name}). */
+export type ImageFiles = Map<string, Buffer>;
 
 export interface ImageSettings {
   /** Return PNGs of exactly the requested size instead of capping the longer side. */
@@ -42,6 +50,8 @@ function outputTokens(width: number, height: number, quality: string): number {
 }
 
 interface ImageJob {
+  model: string;
+  byUrl: boolean;
   prompt: string;
   size: string;
   quality: string;
@@ -65,18 +75,24 @@ function check(values: Record<string, unknown>, inputImages: number): Checked {
   const rawQuality = values.quality === undefined ? 'auto' : String(values.quality);
   if (!['auto', 'low', 'medium', 'high'].includes(rawQuality)) return { ok: false, reply: badParam('quality', `Invalid value for 'quality': ${rawQuality}.`) };
   const quality = rawQuality === 'auto' ? 'medium' : rawQuality;
-  return { ok: true, job: { prompt, size, quality, n, inputImages } };
+  const format = values.response_format ?? (URL_DEFAULT_MODELS.has(model) ? 'url' : 'b64_json');
+  if (format !== 'url' && format !== 'b64_json') return { ok: false, reply: badParam('response_format', `Invalid value for 'response_format': ${String(format)}.`) };
+  return { ok: true, job: { model, byUrl: format === 'url', prompt, size, quality, n, inputImages } };
 }
 
-function imagesResponse(job: ImageJob, settings: ImageSettings): Reply {
+function imagesResponse(job: ImageJob, settings: ImageSettings, ctx: RequestContext, files: ImageFiles): Reply {
   const requested = parseSize(job.size) ?? { width: 1024, height: 1024 };
   const served = settings.exactSize ? requested : capSize(requested.width, requested.height, settings.maxSide);
-  const data = Array.from({ length: job.n }, (_, i) => ({
-    b64_json: cachedPng(served.width, served.height, (i * 53 + 40) & 0xff).toString('base64'),
-    // Both fields are here on purpose: a gateway must not pass them through to its clients.
-    revised_prompt: `${job.prompt} (revised by emulator)`,
-    url: null,
-  }));
+  const data = Array.from({ length: job.n }, (_, i) => {
+    const png = cachedPng(served.width, served.height, (i * 53 + 40) & 0xff);
+    // revised_prompt (and url: null) are here on purpose: a gateway must not pass them through.
+    const revised_prompt = `${job.prompt} (revised by emulator)`;
+    if (!job.byUrl) return { b64_json: png.toString('base64'), revised_prompt, url: null };
+    const name = `${randomUUID()}.png`;
+    files.set(name, png);
+    return { url: `http://${headerValue(ctx.req, 'host')}/images/${name}`, revised_prompt };
+  });
+  if (URL_DEFAULT_MODELS.has(job.model)) return json(200, { created: Math.floor(Date.now() / 1000), data });
   const textTokens = Math.max(1, Math.ceil(job.prompt.length / 4));
   const imageTokens = job.inputImages * INPUT_IMAGE_TOKENS;
   const output = outputTokens(requested.width, requested.height, job.quality) * job.n;
@@ -96,15 +112,15 @@ function imagesResponse(job: ImageJob, settings: ImageSettings): Reply {
   });
 }
 
-export async function handleGenerations(ctx: RequestContext, settings: ImageSettings): Promise<Reply> {
+export async function handleGenerations(ctx: RequestContext, settings: ImageSettings, files: ImageFiles): Promise<Reply> {
   if (settings.latencyMs > 0) await sleep(settings.latencyMs);
   const values = parseJsonObject(ctx.body);
   if (!values) return openaiError(400, 'We could not parse the JSON body of your request.', { code: 'invalid_json' });
   const checked = check(values, 0);
-  return checked.ok ? imagesResponse(checked.job, settings) : checked.reply;
+  return checked.ok ? imagesResponse(checked.job, settings, ctx, files) : checked.reply;
 }
 
-export async function handleEdits(ctx: RequestContext, settings: ImageSettings, onFiles: (files: UploadedFile[]) => void): Promise<Reply> {
+export async function handleEdits(ctx: RequestContext, settings: ImageSettings, files: ImageFiles, onFiles: (files: UploadedFile[]) => void): Promise<Reply> {
   if (settings.latencyMs > 0) await sleep(settings.latencyMs);
   const contentType = headerValue(ctx.req, 'content-type');
   if (!contentType || !isMultipart(contentType)) return openaiError(400, 'Image edits require a multipart/form-data body.', { code: 'invalid_content_type' });
@@ -114,13 +130,13 @@ export async function handleEdits(ctx: RequestContext, settings: ImageSettings, 
   } catch {
     return openaiError(400, 'Could not parse the multipart form body.', { code: 'invalid_multipart' });
   }
-  const files: UploadedFile[] = form.files.map(({ field, name, type, size }) => ({ field, name, type, size }));
-  ctx.record.files = files;
-  const images = files.filter((file) => file.field === 'image' || file.field === 'image[]');
+  const uploaded: UploadedFile[] = form.files.map(({ field, name, type, size }) => ({ field, name, type, size }));
+  ctx.record.files = uploaded;
+  const images = uploaded.filter((file) => file.field === 'image' || file.field === 'image[]');
   onFiles(images);
   if (images.length === 0) return badParam('image', "Missing required parameter: 'image'.", 'missing_required_parameter');
   if (images.length > 16) return badParam('image', 'You can provide up to 16 images.');
   if (images.some((file) => file.size === 0)) return badParam('image', 'An uploaded image is empty.');
   const checked = check(form.fields, images.length);
-  return checked.ok ? imagesResponse(checked.job, settings) : checked.reply;
+  return checked.ok ? imagesResponse(checked.job, settings, ctx, files) : checked.reply;
 }

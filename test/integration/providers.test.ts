@@ -45,6 +45,48 @@ describe('openai-kind provider', () => {
     expect(u.openai.lastEditFiles.map((f) => f.field)).toEqual(['image[]', 'image[]', 'image[]']);
   });
 
+  describe('an upstream that answers by URL (the default of its DALL-E models)', () => {
+    beforeAll(async () => {
+      const base = structuredClone((await u.t.gateway.catalog.find('up-image'))!.record);
+      for (const [id, upstream] of [['up-dalle-3', 'dall-e-3'], ['up-dalle-2', 'dall-e-2']] as const) {
+        await u.t.gateway.catalog.put({ record: { ...base, id }, providerId: 'up', upstreamModel: upstream });
+      }
+    });
+    const imageFetches = () => u.openai.requests.filter((r) => r.path.startsWith('/images/'));
+
+    it('images.generate: the image is fetched from the URL, without the provider key, and returned as base64', async () => {
+      const before = imageFetches().length;
+      const result = await u.t.client(key.token).images.generate({ model: 'up-dalle-3', prompt: 'a red barn', size: '1024x1024' });
+      expect(Object.keys(result).sort()).toEqual(['data', 'usage']);
+      expect(Object.keys(result.data![0]!)).toEqual(['b64_json']);
+      expect((await decodeB64(result.data![0]!.b64_json!)).format).toBe('png');
+      const fetched = imageFetches().slice(before);
+      expect(fetched).toHaveLength(1);
+      expect(fetched[0]!.headers.authorization).toBeUndefined();
+      // No usage in a DALL-E answer: billed at the estimate, like the hold.
+      expect(Number((result.usage as unknown as { cost_usd: string }).cost_usd)).toBeGreaterThan(0);
+    });
+
+    it('images.edit: the same for an edit answered by URL', async () => {
+      const before = imageFetches().length;
+      const file = await toFile(await makeImage(64, 64), 'r.png', { type: 'image/png' });
+      const result = await u.t.client(key.token).images.edit({ model: 'up-dalle-2', prompt: 'add a moon', image: file });
+      expect((await decodeB64(result.data![0]!.b64_json!)).format).toBe('png');
+      expect(imageFetches().length).toBe(before + 1);
+    });
+
+    it('a URL that does not serve an image is a 502 and nothing is charged', async () => {
+      const balance = async () => (await u.t.gateway.billing.view(key.accountId)).balance_usd;
+      const start = await balance();
+      u.openai.inject('GET /images/:name', { body: 'sk-secret-in-body not an image', times: 1 });
+      const response = await postJson(`${u.t.baseUrl}/images/generations`, { model: 'up-dalle-3', prompt: 'x' }, key.token);
+      expect(response.status).toBe(502);
+      expect(errorOf(response)).toMatchObject({ code: 'upstream_invalid_response', type: 'upstream_invalid_response', param: null });
+      expect(JSON.stringify(response.body)).not.toContain('sk-secret-in-body');
+      expect(await balance()).toBe(start);
+    });
+  });
+
   it('a video task completes through the /videos protocol; the content is served from the gateway', async () => {
     const created = (await postJson(`${u.t.baseUrl}/videos`, { model: 'up-video', prompt: 'clouds', seconds: 4, size: '1280x720' }, key.token)).body as VideoTask;
     expect(created.status).toBe('queued');

@@ -93,6 +93,19 @@ describe('auth and models', () => {
   });
 });
 
+describe('DALL-E models answer by URL', () => {
+  test('the default is a url (no usage), served without a key; response_format b64_json gives base64', async () => {
+    const byUrl = (await (await post('/images/generations', { model: 'dall-e-3', prompt: 'a barn', size: '1024x1024' })).json()) as { data: { url: string }[]; usage?: unknown };
+    expect(byUrl.usage).toBeUndefined();
+    const image = await fetch(byUrl.data[0]!.url);
+    expect(image.status).toBe(200);
+    expect(inspectPng(Buffer.from(await image.arrayBuffer()))).toMatchObject({ width: 256, height: 256 });
+    const inline = (await (await post('/images/generations', { model: 'dall-e-3', prompt: 'a barn', response_format: 'b64_json' })).json()) as { data: { b64_json: string }[] };
+    expect(inspectPng(Buffer.from(inline.data[0]!.b64_json, 'base64'))).toMatchObject({ width: 1024 / 4, height: 1024 / 4 });
+    expect((await post('/images/generations', { model: 'dall-e-2', prompt: 'x', response_format: 'jpeg' })).status).toBe(400);
+  });
+});
+
 describe('images', () => {
   test('generations return decodable PNGs, usage, and the fields a gateway must strip', async () => {
     const res = await post('/images/generations', { model: 'gpt-image-1', prompt: 'a red fox in snow', size: '1024x1536', n: 2, quality: 'low' });

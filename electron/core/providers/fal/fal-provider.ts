@@ -6,13 +6,13 @@
 import { readFile } from 'node:fs/promises';
 import { GatewayError } from '../../errors.js';
 import type { ImageEditJob, ImageJob, ImageOutcome, ImageProvider, VideoJob, VideoPoll, VideoProvider } from '../provider.js';
-import { checkImageBytes, dataUri } from '../upstream/image-payload.js';
+import { dataUri } from '../upstream/image-payload.js';
+import { imageFromUrl } from '../upstream/image-url.js';
 import type { UpstreamProviderConfig } from '../upstream/upstream-client.js';
 import { UpstreamAdapter } from '../upstream/upstream-adapter.js';
 import { invalidResponse } from '../upstream/upstream-errors.js';
 
 export const FAL_DEFAULT_BASE_URL = 'https://queue.fal.run';
-const MAX_IMAGE_BYTES = 64 * 1024 * 1024;
 /** An image request waits this long for its queue job before giving up. */
 const IMAGE_WAIT_MS = 120_000;
 
@@ -94,10 +94,7 @@ export class FalProvider extends UpstreamAdapter<FalProviderConfig> implements I
     const result = (await this.result(handle)) as { images?: { url?: unknown }[] };
     const url = result.images?.[0]?.url;
     if (typeof url !== 'string') throw invalidResponse('the result has no image');
-    const bytes = url.startsWith('data:')
-      ? Buffer.from(url.slice(url.indexOf(',') + 1), 'base64')
-      : (await this.http.bytes({ method: 'GET', url }, MAX_IMAGE_BYTES)).body;
-    return { bytes: checkImageBytes(bytes), usage: this.estimateImageUsage(job) };
+    return { bytes: await imageFromUrl(this.http, url, job.signal), usage: this.estimateImageUsage(job) };
   }
 
   private async submit(modelPath: string, input: Record<string, unknown>): Promise<QueueHandle> {

@@ -7,6 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import type { TokenUsage } from '../../billing/pricing.js';
 import type { ImageEditJob, ImageJob, ImageOutcome, ImageProvider, ImageStreamOutcome, VideoJob, VideoPoll, VideoProvider } from '../provider.js';
 import { decodeImageBase64, parseImagesJson, type ImagesJson } from '../upstream/image-payload.js';
+import { imageFromUrl } from '../upstream/image-url.js';
 import { readImagesJson } from '../upstream/images-json-stream.js';
 import type { UpstreamProviderConfig, UpstreamRequest } from '../upstream/upstream-client.js';
 import { UpstreamAdapter } from '../upstream/upstream-adapter.js';
@@ -33,7 +34,7 @@ export class OpenAIProvider extends UpstreamAdapter<UpstreamProviderConfig> impl
     const request = this.generationRequest(job);
     const { status, body } = await this.http.open(request);
     const read = await readImagesJson(body);
-    if (read.kind === 'whole') return { kind: 'whole', outcome: this.outcome(this.http.parseBody(request, status, read.text, parseImagesJson), job) };
+    if (read.kind === 'whole') return { kind: 'whole', outcome: await this.outcome(this.http.parseBody(request, status, read.text, parseImagesJson), job) };
     const { stream } = read;
     return {
       kind: 'stream',
@@ -122,12 +123,17 @@ export class OpenAIProvider extends UpstreamAdapter<UpstreamProviderConfig> impl
     await rename(tmp, outputPath);
   }
 
-  private outcome(parsed: { body: ImagesJson; b64: string | null }, job: ImageJob | ImageEditJob): ImageOutcome {
+  /** The image of an answer: its b64_json, or (DALL-E models answer by URL by default) its url fetched. */
+  private async outcome(parsed: { body: ImagesJson; b64: string | null }, job: ImageJob | ImageEditJob): Promise<ImageOutcome> {
     const { body } = parsed;
     if (!Array.isArray(body.data) || body.data.length === 0) throw invalidResponse('no image in the response');
     const b64 = parsed.b64 ?? body.data[0]?.b64_json;
-    const bytes = decodeImageBase64(b64);
-    return { bytes, b64: b64 as string, usage: this.usageOf(body, job) };
+    const url = body.data[0]?.url;
+    if ((b64 === undefined || b64 === null) && typeof url === 'string') {
+      const bytes = await imageFromUrl(this.http, url, job.signal);
+      return { bytes, usage: this.usageOf(body, job) };
+    }
+    return { bytes: decodeImageBase64(b64), b64: b64 as string, usage: this.usageOf(body, job) };
   }
 
   /** The usage the upstream reported, or the estimate when it reported none. */

@@ -24,7 +24,7 @@ export function decodeImageBase64(value: unknown): Buffer {
  * unusual layout (escapes, other shapes) falls back to a full parse.
  */
 export interface ImagesJson {
-  data?: { b64_json?: unknown }[];
+  data?: { b64_json?: unknown; url?: unknown }[];
   usage?: { input_tokens?: number; output_tokens?: number; input_tokens_details?: { cached_tokens?: number } };
 }
 
