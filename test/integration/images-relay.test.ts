@@ -155,6 +155,20 @@ describe('a large upstream image', () => {
     expect((response.body as { data: { b64_json: string }[] }).data[0]!.b64_json).toBe(b64);
   });
 
+  it('a JPEG whose metadata runs past the first 256 KB (the head) is read whole and comes out as sent', async () => {
+    // Six 60 KB APP segments (EXIF, ICC, XMP are all APPn) before the frame header.
+    const jpeg = await sharp(await makeImage(64, 48)).jpeg().toBuffer();
+    const app = (n: number) => Buffer.concat([Buffer.from([0xff, 0xe2, 0xea, 0x60]), Buffer.alloc(60_000 - 2, n)]);
+    const heavy = Buffer.concat([jpeg.subarray(0, 2), ...[1, 2, 3, 4, 5, 6].map(app), jpeg.subarray(2)]);
+    expect(heavy.indexOf(Buffer.from([0xff, 0xc0]))).toBeGreaterThan((256 * 1024 * 3) / 4);
+    u.openai.inject('POST /v1/images/generations', { body: JSON.stringify({ data: [{ b64_json: heavy.toString('base64') }], usage: { input_tokens: 1, output_tokens: 2 } }) });
+    const response = await postJson(`${u.t.baseUrl}/images/generations`, { model: 'up-image', prompt: 'x', size: '1024x1024' }, key.token);
+    expect(response.status).toBe(200);
+    const out = Buffer.from((response.body as { data: { b64_json: string }[] }).data[0]!.b64_json, 'base64');
+    expect(out.equals(heavy)).toBe(true);
+    expect(await sharp(out).metadata()).toMatchObject({ format: 'jpeg', width: 64, height: 48 });
+  });
+
   it('whose head is not an image is a 502 standard error before anything is sent', async () => {
     const junk = Buffer.alloc(1_500_000, 7).toString('base64');
     u.openai.inject('POST /v1/images/generations', { body: JSON.stringify({ data: [{ b64_json: junk }] }) });

@@ -22,6 +22,19 @@ export function sniffImage(bytes: Buffer): SniffedImage | null {
 }
 
 function sniffJpeg(bytes: Buffer): SniffedImage | null {
+  const walked = walkJpeg(bytes);
+  return walked === 'truncated' ? null : walked;
+}
+
+/**
+ * True for the start of a JPEG whose segments are well formed but end before its frame header
+ * (metadata such as EXIF, ICC or XMP can run to hundreds of KB): more bytes may make it whole.
+ */
+export function isTruncatedJpeg(bytes: Buffer): boolean {
+  return bytes.length >= 4 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff && walkJpeg(bytes) === 'truncated';
+}
+
+function walkJpeg(bytes: Buffer): SniffedImage | 'truncated' | null {
   let offset = 2;
   while (offset + 9 < bytes.length) {
     if (bytes[offset] !== 0xff) return null;
@@ -38,7 +51,7 @@ function sniffJpeg(bytes: Buffer): SniffedImage | null {
     if (length < 2) return null;
     offset += 2 + length;
   }
-  return null;
+  return 'truncated';
 }
 
 function sniffWebp(bytes: Buffer): SniffedImage | null {

@@ -4,6 +4,7 @@
 // and passed through, and the JSON around it is parsed once the body has ended. That lets the
 // gateway relay a multi-megabyte image with almost no delay of its own.
 import type { GatewayError } from '../../errors.js';
+import { isTruncatedJpeg } from '../../images/image-sniff.js';
 import type { ImagesJson } from './image-payload.js';
 import { invalidResponse } from './upstream-errors.js';
 
@@ -44,12 +45,16 @@ export async function readImagesJson(body: AsyncIterable<Buffer>): Promise<Image
     // The image ended early or the layout is unusual: read it whole, like a small answer.
     whole = open === -1 || head.indexOf(QUOTE, open) !== -1 || head.indexOf(BACKSLASH, open) !== -1;
     if (whole) continue;
+    let stream: ImagesJsonStream;
     try {
-      return { kind: 'stream', stream: relay(head, open, iterator) };
+      stream = relay(head, open, iterator);
     } catch (error) {
       await iterator.return?.(); // a bad head: the rest will not be read
       throw error;
     }
+    // A JPEG whose metadata runs past the head cannot be told from its start: read it whole.
+    whole = isTruncatedJpeg(stream.headBytes);
+    if (!whole) return { kind: 'stream', stream };
   }
 }
 
