@@ -45,6 +45,12 @@ describe('openai-kind provider', () => {
     expect(u.openai.lastEditFiles.map((f) => f.field)).toEqual(['image[]', 'image[]', 'image[]']);
   });
 
+  it('images.edit sends a single reference as image, as the OpenAI SDK does', async () => {
+    const file = await toFile(await makeImage(64, 64), 'one.png', { type: 'image/png' });
+    await u.t.client(key.token).images.edit({ model: 'up-image', prompt: 'recolor', image: file });
+    expect(u.openai.lastEditFiles.map((f) => f.field)).toEqual(['image']);
+  });
+
   describe('an upstream that answers by URL (the default of its DALL-E models)', () => {
     beforeAll(async () => {
       const base = structuredClone((await u.t.gateway.catalog.find('up-image'))!.record);

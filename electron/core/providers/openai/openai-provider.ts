@@ -66,7 +66,9 @@ export class OpenAIProvider extends UpstreamAdapter<UpstreamProviderConfig> impl
     form.append('model', job.upstreamModel);
     form.append('prompt', job.prompt);
     if (job.sizeGiven) form.append('size', `${job.width}x${job.height}`);
-    for (const image of job.images) form.append('image[]', new Blob([image.bytes], { type: image.mime }), image.filename || 'image.png');
+    // As the OpenAI SDK sends them: one file as `image`, several as `image[]`.
+    const field = job.images.length === 1 ? 'image' : 'image[]';
+    for (const image of job.images) form.append(field, new Blob([image.bytes], { type: image.mime }), image.filename || 'image.png');
     const { body } = await this.http.parsed(
       { method: 'POST', url: `${this.base}/images/edits`, headers: this.auth(), form, ...(job.signal ? { signal: job.signal } : {}) },
       parseImagesJson,
