@@ -101,6 +101,7 @@ export class OpenAIProvider extends UpstreamAdapter<UpstreamProviderConfig> impl
         await this.download(upstreamId, job.outputPath);
         return { state: 'completed', output: { kind: 'file', path: job.outputPath } };
       case 'failed':
+      case 'timeout': // what another gateway like this one reports for a task its upstream never finished
         return { state: 'failed', message: 'The upstream provider could not generate this video.' };
       default:
         throw invalidResponse('the video has an unknown status');
@@ -113,7 +114,8 @@ export class OpenAIProvider extends UpstreamAdapter<UpstreamProviderConfig> impl
 
   private async download(upstreamId: string, outputPath: string): Promise<void> {
     const { body } = await this.http.bytes(
-      { method: 'GET', url: `${this.base}/videos/${encodeURIComponent(upstreamId)}/content`, headers: this.auth() },
+      // Another gateway like this one redirects the content of a partner-backed video to its output URL.
+      { method: 'GET', url: `${this.base}/videos/${encodeURIComponent(upstreamId)}/content`, headers: this.auth(), followRedirects: 3 },
       MAX_VIDEO_BYTES,
     );
     if (body.length < 8 || body.toString('latin1', 4, 8) !== 'ftyp') throw invalidResponse('the video content is not an MP4');

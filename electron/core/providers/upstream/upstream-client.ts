@@ -30,6 +30,8 @@ export interface UpstreamRequest {
   timeoutMs?: number;
   /** Ends the call early (the gateway's own client went away). */
   signal?: AbortSignal;
+  /** How many redirects a GET may follow (default none). */
+  followRedirects?: number;
 }
 
 export interface UpstreamResponse<T> {
@@ -168,34 +170,41 @@ export class UpstreamClient {
 
   /**
    * Sends the request (undici's request(), which streams bodies without the WHATWG layers of
-   * fetch); non-2xx answers become GatewayErrors (their body only logged). Redirects are not
-   * followed: an upstream API that redirects is misconfigured, and its answer a failure.
+   * fetch); non-2xx answers become GatewayErrors (their body only logged). Redirects are followed
+   * only where the request allows them (a download its host hands on to storage, as a gateway
+   * like this one does for partner videos); elsewhere an API that redirects is misconfigured.
    */
   private async send(request: UpstreamRequest, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
-    const headers: Record<string, string> = { ...request.headers };
+    let headers: Record<string, string> = { ...request.headers };
     let body: string | FormData | undefined;
     if (request.json !== undefined) {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(request.json);
     } else if (request.form) body = request.form;
     const { agent, request: send } = await this.client();
-    let response: Dispatcher.ResponseData;
-    try {
-      response = await send(request.url, {
-        method: request.method,
-        headers,
-        ...(body !== undefined ? { body } : {}),
-        dispatcher: agent,
-        signal,
-      });
-    } catch (error) {
-      this.logger.warn({ url: this.redact(request.url), err: describe(error) }, 'upstream request failed');
-      throw unavailable(isTimeout(error) ? 'timed out' : 'could not connect');
+    let url = request.url;
+    for (let hop = 0; ; hop++) {
+      let response: Dispatcher.ResponseData;
+      try {
+        response = await send(url, { method: request.method, headers, ...(body !== undefined ? { body } : {}), dispatcher: agent, signal });
+      } catch (error) {
+        this.logger.warn({ url: this.redact(url), err: describe(error) }, 'upstream request failed');
+        throw unavailable(isTimeout(error) ? 'timed out' : 'could not connect');
+      }
+      if (response.statusCode >= 200 && response.statusCode < 300) return response;
+      const location = headerOf(response.headers, 'location');
+      if (REDIRECTS.has(response.statusCode) && location !== null && hop < (request.followRedirects ?? 0)) {
+        await response.body.dump().catch(() => undefined);
+        const next = redirectTarget(url, location);
+        // The provider key stays with the provider: another host gets no credentials.
+        if (next.origin !== new URL(url).origin) headers = withoutCredentials(headers);
+        url = next.href;
+        continue;
+      }
+      const text = await response.body.text().catch(() => '');
+      this.logBody({ ...request, url }, response.statusCode, text, 'upstream answered with an error');
+      throw errorForStatus(response.statusCode, headerOf(response.headers, 'retry-after'));
     }
-    if (response.statusCode >= 200 && response.statusCode < 300) return response;
-    const text = await response.body.text().catch(() => '');
-    this.logBody(request, response.statusCode, text, 'upstream answered with an error');
-    throw errorForStatus(response.statusCode, headerOf(response.headers, 'retry-after'));
   }
 
   private async readText(request: UpstreamRequest, response: Dispatcher.ResponseData): Promise<string> {
@@ -222,6 +231,23 @@ export class UpstreamClient {
     for (const secret of this.secrets()) if (secret.length >= 4) out = out.split(secret).join('[REDACTED]');
     return out;
   }
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+function redirectTarget(from: string, location: string): URL {
+  let next: URL;
+  try {
+    next = new URL(location, from);
+  } catch {
+    throw invalidResponse('a redirect to an invalid URL');
+  }
+  if (next.protocol !== 'http:' && next.protocol !== 'https:') throw invalidResponse('a redirect to a URL that is not http(s)');
+  return next;
+}
+
+function withoutCredentials(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !['authorization', 'cookie', 'x-api-key'].includes(name.toLowerCase())));
 }
 
 function headerOf(headers: Dispatcher.ResponseData['headers'], name: string): string | null {

@@ -1,0 +1,79 @@
+// One gateway in front of another (an `openai`-kind provider whose base URL is a second gateway
+// like this one): images pass through both, and a partner-backed video of the far gateway, whose
+// content endpoint redirects to the partner's file, completes and is served by the near one.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { VideoTask } from '../../shared/api-types.js';
+import { startTestGateway, USD, type TestGateway } from '../helpers/gateway.js';
+import { postJson, request } from '../helpers/http.js';
+import { decodeB64 } from '../helpers/images.js';
+import { waitFor } from '../helpers/stub-video-provider.js';
+import { startUpstreams, type UpstreamSetup } from '../helpers/upstreams.js';
+
+let far: UpstreamSetup;
+let near: TestGateway;
+let key: { id: string; token: string; accountId: string };
+let farKey: { id: string; token: string; accountId: string };
+
+beforeAll(async () => {
+  far = await startUpstreams();
+  farKey = await far.t.key('balance', { balanceNano: 50 * USD });
+  near = await startTestGateway();
+  await near.gateway.providerConfigs.add({ id: 'far', kind: 'openai', baseUrl: far.t.baseUrl, apiKey: farKey.token });
+  const video = structuredClone((await near.gateway.catalog.find('local-video'))!.record);
+  const image = structuredClone((await near.gateway.catalog.find('local-image'))!.record);
+  await near.gateway.catalog.put({
+    record: {
+      ...video,
+      id: 'far-partner-video',
+      owned_by: 'far',
+      pricing: { price: 0.2, currency: 'USD', unit: 'second' },
+      capabilities: { ...video.capabilities, supported_seconds: [5, 10], supported_sizes: ['720p'], max_task_seconds: 60 },
+    },
+    providerId: 'far',
+    upstreamModel: 'fal-video',
+  });
+  await near.gateway.catalog.put({
+    record: { ...image, id: 'far-image', owned_by: 'far', capabilities: { ...image.capabilities, supported_sizes: ['256x256'] } },
+    providerId: 'far',
+    upstreamModel: 'up-image',
+  });
+  key = await near.key('balance', { balanceNano: 50 * USD });
+});
+afterAll(async () => {
+  await near?.close();
+  await far?.close();
+});
+
+describe('a gateway in front of another gateway', () => {
+  it('an image passes through both and comes back in the contract shape', async () => {
+    const result = await near.client(key.token).images.generate({ model: 'far-image', prompt: 'a kite over dunes', size: '256x256' });
+    expect(Object.keys(result).sort()).toEqual(['data', 'usage']);
+    expect(await decodeB64(result.data![0]!.b64_json!)).toMatchObject({ format: 'png', width: 256, height: 256 });
+  });
+
+  it("a partner-backed video of the far gateway completes; the near one follows the far one's content redirect without its key", async () => {
+    const created = (await postJson(`${near.baseUrl}/videos`, { model: 'far-partner-video', prompt: 'a heron takes off', seconds: 5, size: '720p' }, key.token)).body as VideoTask;
+    expect(created.status).toBe('queued');
+    const done = await waitFor(async () => {
+      const task = (await request(`${near.baseUrl}/videos/${created.id}`, { headers: { authorization: `Bearer ${key.token}` } })).body as VideoTask;
+      return task.status === 'completed' || task.status === 'failed' ? task : null;
+    }, 20_000);
+    expect(done).toMatchObject({ status: 'completed', cost_usd: '1.00000000' });
+
+    // The far gateway's task redirects to the partner's file; the near one serves those bytes itself.
+    const farTask = (await request(`${far.t.baseUrl}/videos?limit=1`, { headers: { authorization: `Bearer ${farKey.token}` } })).body as { data: VideoTask[] };
+    const partnerUrl = farTask.data[0]!.outputs[0]!;
+    expect(partnerUrl).toMatch(new RegExp(`^${far.fal.baseUrl}/files/`));
+    const expected = Buffer.from(await (await fetch(partnerUrl)).arrayBuffer());
+    const content = await fetch(`${near.baseUrl}/videos/${created.id}/content`, { headers: { authorization: `Bearer ${key.token}` } });
+    expect(content.status).toBe(200);
+    const served = Buffer.from(await content.arrayBuffer());
+    expect(served.toString('latin1', 4, 8)).toBe('ftyp');
+    expect(served.equals(expected)).toBe(true);
+
+    // The near gateway's key for the far one never reached the partner's file host.
+    const fileRequests = far.fal.requests.filter((r) => r.path.startsWith('/files/'));
+    expect(fileRequests.length).toBeGreaterThanOrEqual(2);
+    expect(fileRequests.map((r) => r.headers.authorization)).toEqual(fileRequests.map(() => undefined));
+  });
+});
