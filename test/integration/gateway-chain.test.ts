@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VideoTask } from '../../shared/api-types.js';
 import { startTestGateway, USD, type TestGateway } from '../helpers/gateway.js';
 import { postJson, request } from '../helpers/http.js';
-import { decodeB64 } from '../helpers/images.js';
+import { toFile } from 'openai';
+import { decodeB64, makeImage } from '../helpers/images.js';
 import { waitFor } from '../helpers/stub-video-provider.js';
 import { startUpstreams, type UpstreamSetup } from '../helpers/upstreams.js';
 
@@ -33,6 +34,11 @@ beforeAll(async () => {
     upstreamModel: 'fal-video',
   });
   await near.gateway.catalog.put({
+    record: { ...video, id: 'far-local-video', owned_by: 'far', pricing: { price: 0.1, currency: 'USD', unit: 'second' } },
+    providerId: 'far',
+    upstreamModel: 'local-video',
+  });
+  await near.gateway.catalog.put({
     record: { ...image, id: 'far-image', owned_by: 'far', capabilities: { ...image.capabilities, supported_sizes: ['256x256'] } },
     providerId: 'far',
     upstreamModel: 'up-image',
@@ -49,6 +55,24 @@ describe('a gateway in front of another gateway', () => {
     const result = await near.client(key.token).images.generate({ model: 'far-image', prompt: 'a kite over dunes', size: '256x256' });
     expect(Object.keys(result).sort()).toEqual(['data', 'usage']);
     expect(await decodeB64(result.data![0]!.b64_json!)).toMatchObject({ format: 'png', width: 256, height: 256 });
+  });
+
+  it('an edit with a reference passes through both', async () => {
+    const file = await toFile(await makeImage(96, 64), 'ref.png', { type: 'image/png' });
+    const result = await near.client(key.token).images.edit({ model: 'far-image', prompt: 'make it dusk', image: file, size: '256x256' });
+    expect(await decodeB64(result.data![0]!.b64_json!)).toMatchObject({ format: 'png', width: 256, height: 256 });
+  });
+
+  it("a video of the far gateway's own engine completes and its MP4 is served by the near one", async () => {
+    const created = (await postJson(`${near.baseUrl}/videos`, { model: 'far-local-video', prompt: 'waves at night', seconds: 2, size: '480p' }, key.token)).body as VideoTask;
+    const done = await waitFor(async () => {
+      const task = (await request(`${near.baseUrl}/videos/${created.id}`, { headers: { authorization: `Bearer ${key.token}` } })).body as VideoTask;
+      return task.status === 'completed' || task.status === 'failed' ? task : null;
+    }, 30_000);
+    expect(done).toMatchObject({ status: 'completed', cost_usd: '0.20000000' });
+    const content = await fetch(`${near.baseUrl}/videos/${created.id}/content`, { headers: { authorization: `Bearer ${key.token}` } });
+    expect(content.status).toBe(200);
+    expect(Buffer.from(await content.arrayBuffer()).toString('latin1', 4, 8)).toBe('ftyp');
   });
 
   it("a partner-backed video of the far gateway completes; the near one follows the far one's content redirect without its key", async () => {
