@@ -100,4 +100,19 @@ describe('a gateway in front of another gateway', () => {
     expect(fileRequests.length).toBeGreaterThanOrEqual(2);
     expect(fileRequests.map((r) => r.headers.authorization)).toEqual(fileRequests.map(() => undefined));
   });
+
+  it('discovery takes the far gateway\'s own records (prices, capabilities), without its partner flags', async () => {
+    const result = await near.gateway.providerAdmin.discover('far');
+    expect(result.added).toEqual(expect.arrayContaining(['far/local-image', 'far/local-video', 'far/up-image', 'far/fal-video']));
+    const listed = (await request(`${near.baseUrl}/models`)).body as { data: { id: string; owned_by: string; pricing: unknown; capabilities: Record<string, unknown> }[] };
+    const farListed = (await request(`${far.t.baseUrl}/models`)).body as typeof listed;
+    const adopted = listed.data.find((m) => m.id === 'far/local-video')!;
+    expect(adopted).toMatchObject({ owned_by: 'far', pricing: farListed.data.find((m) => m.id === 'local-video')!.pricing });
+    const partner = listed.data.find((m) => m.id === 'far/fal-video')!;
+    expect(farListed.data.find((m) => m.id === 'fal-video')!.capabilities.partner_video).toBe(true);
+    expect(partner.capabilities).not.toHaveProperty('partner_video');
+    expect(partner.capabilities).not.toHaveProperty('partner_routes');
+    const image = await near.client(key.token).images.generate({ model: 'far/local-image', prompt: 'a teapot', size: '256x256' });
+    expect(await decodeB64(image.data![0]!.b64_json!)).toMatchObject({ format: 'png', width: 256, height: 256 });
+  });
 });

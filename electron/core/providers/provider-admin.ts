@@ -1,6 +1,10 @@
 // Owner operations on upstream providers shared by the CLI and the studio: a connection test
-// and model discovery (price book for the models whose prices are known).
+// and model discovery (price book for the models whose prices are known; the records themselves
+// when the upstream is a gateway like this one, whose model list carries prices and capabilities).
+import type { ModelRecord } from '../../../shared/api-types.js';
 import type { CatalogService } from '../catalog/catalog-service.js';
+import { ModelRecordSchema } from '../catalog/model-record-schema.js';
+import { firstProblem } from '../schema-check.js';
 import type { Clock } from '../clock.js';
 import { GatewayError, invalid } from '../errors.js';
 import type { ProviderConfigs } from './provider-configs.js';
@@ -33,7 +37,7 @@ export class ProviderAdmin {
     const key = this.configs.apiKey(row);
     try {
       if (row.kind === 'openai') {
-        const models = await this.listModels(row.base_url, key);
+        const models = (await this.listModels(row.base_url, key)).map((m) => m.id);
         return { ok: true, message: `Connected: ${models.length} models listed.`, models };
       }
       await this.http.json({ method: 'GET', url: `${row.base_url}/`, headers: key ? { authorization: `Key ${key}` } : {}, timeoutMs: 10_000 }).catch((error: unknown) => {
@@ -52,29 +56,43 @@ export class ProviderAdmin {
     if (row.kind !== 'openai') throw invalid(`Provider ${id} (${row.kind}) has no model listing; add its models with mgw models put.`, 'id');
     const upstream = await this.listModels(row.base_url, this.configs.apiKey(row));
     const result: DiscoveryResult = { added: [], skipped: [] };
-    for (const model of upstream) {
-      const catalogId = `${id}/${model}`;
-      const record = recordFromPriceBook(model, catalogId, id, Math.floor(this.clock.now() / 1000));
+    for (const listed of upstream) {
+      const catalogId = `${id}/${listed.id}`;
+      const record = recordFromPriceBook(listed.id, catalogId, id, Math.floor(this.clock.now() / 1000)) ?? (await adoptListedRecord(listed.raw, catalogId, id));
       if (!record) {
-        result.skipped.push(model);
+        result.skipped.push(listed.id);
         continue;
       }
       if (!(await this.catalog.find(catalogId))) {
-        await this.catalog.put({ record, providerId: id, upstreamModel: model });
+        await this.catalog.put({ record, providerId: id, upstreamModel: listed.id });
         result.added.push(catalogId);
       }
     }
     return result;
   }
 
-  private async listModels(baseUrl: string, key: string | null): Promise<string[]> {
-    const { body } = await this.http.json<{ data?: { id?: unknown }[] }>({
+  private async listModels(baseUrl: string, key: string | null): Promise<{ id: string; raw: Record<string, unknown> }[]> {
+    const { body } = await this.http.json<{ data?: unknown[] }>({
       method: 'GET',
       url: `${baseUrl}/models`,
       headers: key ? { authorization: `Bearer ${key}` } : {},
       timeoutMs: 15_000,
     });
     if (!Array.isArray(body.data)) throw new GatewayError('upstream_invalid_response', 'The provider\u2019s model list is malformed.');
-    return body.data.map((m) => m.id).filter((m): m is string => typeof m === 'string');
+    return body.data
+      .filter((m): m is Record<string, unknown> => typeof m === 'object' && m !== null && typeof (m as { id?: unknown }).id === 'string')
+      .map((raw) => ({ id: raw.id as string, raw }));
   }
+}
+
+/**
+ * A listed model that is already a whole catalog record (another gateway like this one lists
+ * them so) is taken as it is, under this provider's id. Its partner flags are dropped: this
+ * gateway downloads the video and serves it itself. Anything short of a valid record: null.
+ */
+async function adoptListedRecord(raw: Record<string, unknown>, catalogId: string, providerId: string): Promise<ModelRecord | null> {
+  if (typeof raw.capabilities !== 'object' || raw.capabilities === null || typeof raw.pricing !== 'object') return null;
+  const { partner_video: _partner, partner_routes: _routes, ...capabilities } = raw.capabilities as Record<string, unknown>;
+  const record = { ...raw, id: catalogId, owned_by: providerId, capabilities };
+  return (await firstProblem(ModelRecordSchema, record)) ? null : (record as unknown as ModelRecord);
 }
