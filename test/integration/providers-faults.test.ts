@@ -36,6 +36,7 @@ const imageCases: [string, Fault, number, string][] = [
   ['429', { status: 429, body: secretBody(429), headers: { 'retry-after': '7' } }, 429, 'upstream_rate_limited'],
   ['401 (the owner key is wrong)', { status: 401, body: secretBody(401) }, 503, 'upstream_unavailable'],
   ['403', { status: 403, body: secretBody(403) }, 503, 'upstream_unavailable'],
+  ['402 (the owner account upstream is out of credit)', { status: 402, body: secretBody(402) }, 503, 'upstream_unavailable'],
   ['500', { status: 500, body: secretBody(500) }, 503, 'upstream_unavailable'],
   ['503', { status: 503, body: secretBody(503) }, 503, 'upstream_unavailable'],
   ['connection reset', { reset: true }, 503, 'upstream_unavailable'],

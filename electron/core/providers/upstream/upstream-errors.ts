@@ -1,7 +1,7 @@
 // How upstream failures reach clients: always in the gateway's own words, never the upstream's
 // body (which goes, redacted, to the log only).
 //   400/404/422 -> 400 upstream_bad_request      429 -> 429 upstream_rate_limited (Retry-After kept)
-//   401/403, 5xx, refused, reset, timeout -> 503 upstream_unavailable
+//   401/403, 402, 5xx, refused, reset, timeout -> 503 upstream_unavailable
 //   a 2xx that breaks the endpoint contract -> 502 upstream_invalid_response
 import { GatewayError } from '../../errors.js';
 
@@ -17,6 +17,10 @@ export function errorForStatus(status: number, retryAfter: string | null): Gatew
   }
   if (status === 401 || status === 403) {
     return new GatewayError('upstream_unavailable', 'The upstream provider refused the gateway\u2019s credentials; the owner must check the provider key.');
+  }
+  if (status === 402) {
+    // The owner's account at the provider is out of credit (another gateway like this one says so with 402).
+    return new GatewayError('upstream_unavailable', 'The upstream provider refused the request for lack of credit; the owner must check the provider account.');
   }
   if (status >= 500) return new GatewayError('upstream_unavailable', 'The upstream provider is temporarily unavailable.');
   return new GatewayError('upstream_bad_request', 'The upstream provider rejected the request.');
