@@ -134,6 +134,19 @@ describe('video tasks and upstream faults', () => {
     const hold = await u.t.gateway.store.db.selectFrom('holds').selectAll().where('id', '=', row.hold_id!).executeTakeFirstOrThrow();
     expect(hold.status).toBe('released');
   });
+  it.each(['FAILED', 'CANCELED'])('a queue status of %s (beyond fal\'s documented three) fails the task and releases the hold', async (status) => {
+    u.fal.inject('GET status', { body: JSON.stringify({ status }), times: 50 });
+    const created = (await postJson(`${u.t.baseUrl}/videos`, { model: 'fal-video', prompt: 'x', seconds: 5 }, key.token)).body as VideoTask;
+    const ended = await waitFor(async () => {
+      const task = await get(created.id);
+      return task.status !== 'queued' && task.status !== 'in_progress' ? task : null;
+    }, 20_000);
+    u.fal.clearFaults();
+    expect(ended).toMatchObject({ status: 'failed', error: { code: 'generation_failed' } });
+    const row = (await u.t.gateway.videoTasks.get(created.id))!;
+    const hold = await u.t.gateway.store.db.selectFrom('holds').selectAll().where('id', '=', row.hold_id!).executeTakeFirstOrThrow();
+    expect(hold.status).toBe('released');
+  });
 });
 
 describe('logs', () => {

@@ -112,6 +112,12 @@ export class FalProvider extends UpstreamAdapter<FalProviderConfig> implements I
         return { state: 'in_progress', progress: 50 };
       case 'COMPLETED':
         return body.error ? { state: 'failed', message: 'The upstream provider could not generate this video.' } : { state: 'completed', output: { kind: 'url', url: '' } };
+      // Not in fal's documented three, but some queue-style partners end a job so.
+      case 'FAILED':
+      case 'ERROR':
+      case 'CANCELED':
+      case 'CANCELLED':
+        return { state: 'failed', message: 'The upstream provider could not generate this video.' };
       default:
         throw invalidResponse('the queue status is unknown');
     }
