@@ -1,6 +1,7 @@
 // Every upstream fault the emulators can produce, mapped to the gateway's own errors: never the
 // upstream body (a secret planted in it must not reach the client), the hold always released,
 // Retry-After kept, and the raw body only in the log, redacted.
+import { readdirSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { VideoTask } from '../../shared/api-types.js';
 import type { Fault } from '../emulators/index.js';
@@ -134,6 +135,24 @@ describe('video tasks and upstream faults', () => {
     const hold = await u.t.gateway.store.db.selectFrom('holds').selectAll().where('id', '=', row.hold_id!).executeTakeFirstOrThrow();
     expect(hold.status).toBe('released');
   });
+  it('a finished video whose content is not an MP4 is not kept; the download is tried again and the task completes', async () => {
+    u.openai.inject('GET /v1/videos/:id/content', { body: `definitely not a video ${SECRET}`, times: 2 });
+    const created = (await postJson(`${u.t.baseUrl}/videos`, { model: 'up-video', prompt: 'x', seconds: 4, size: '1280x720' }, key.token)).body as VideoTask;
+    const done = await waitFor(async () => {
+      const task = await get(created.id);
+      return task.status !== 'queued' && task.status !== 'in_progress' ? task : null;
+    }, 30_000);
+    expect(done.status).toBe('completed');
+    const upstreamId = (await u.t.gateway.videoTasks.get(created.id))!.upstream_id!;
+    expect(u.openai.requests.filter((r) => r.path === `/v1/videos/${upstreamId}/content`).length).toBeGreaterThanOrEqual(3);
+    const content = await fetch(`${u.t.baseUrl}/videos/${created.id}/content`, { headers: { authorization: `Bearer ${key.token}` } });
+    const bytes = Buffer.from(await content.arrayBuffer());
+    expect(bytes.toString('latin1', 4, 8)).toBe('ftyp');
+    expect(bytes.includes(SECRET)).toBe(false);
+    const leftovers = readdirSync(u.t.dataDir, { recursive: true }).map(String).filter((f) => f.endsWith('.part'));
+    expect(leftovers).toEqual([]);
+  });
+
   it.each(['FAILED', 'CANCELED'])('a queue status of %s (beyond fal\'s documented three) fails the task and releases the hold', async (status) => {
     u.fal.inject('GET status', { body: JSON.stringify({ status }), times: 50 });
     const created = (await postJson(`${u.t.baseUrl}/videos`, { model: 'fal-video', prompt: 'x', seconds: 5 }, key.token)).body as VideoTask;

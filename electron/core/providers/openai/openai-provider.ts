@@ -112,19 +112,21 @@ export class OpenAIProvider extends UpstreamAdapter<UpstreamProviderConfig> impl
     await this.http.json({ method: 'DELETE', url: `${this.base}/videos/${encodeURIComponent(upstreamId)}`, headers: this.auth(), timeoutMs: 30_000 });
   }
 
+  /** Streams the finished video to `<output>.part` (memory stays flat however large it is), then renames it. */
   private async download(upstreamId: string, outputPath: string): Promise<void> {
-    const { body } = await this.http.bytes(
+    const { body } = await this.http.open(
       // Another gateway like this one redirects the content of a partner-backed video to its output URL.
       { method: 'GET', url: `${this.base}/videos/${encodeURIComponent(upstreamId)}/content`, headers: this.auth(), followRedirects: 3 },
       MAX_VIDEO_BYTES,
     );
-    if (body.length < 8 || body.toString('latin1', 4, 8) !== 'ftyp') throw invalidResponse('the video content is not an MP4');
     const tmp = `${outputPath}.part`;
-    await pipeline([body], createWriteStream(tmp)).catch(async (error: unknown) => {
+    try {
+      await pipeline(startsAsMp4(body), createWriteStream(tmp));
+      await rename(tmp, outputPath);
+    } catch (error) {
       await rm(tmp, { force: true });
       throw error;
-    });
-    await rename(tmp, outputPath);
+    }
   }
 
   /** The image of an answer: its b64_json, or (DALL-E models answer by URL by default) its url fetched. */
@@ -154,4 +156,21 @@ export class OpenAIProvider extends UpstreamAdapter<UpstreamProviderConfig> impl
     const key = this.config.apiKey();
     return key ? { authorization: `Bearer ${key}` } : {};
   }
+}
+
+/** Passes a download on, refusing it unless it opens with an ISO-BMFF 'ftyp' box (every MP4 does). */
+async function* startsAsMp4(body: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  let head: Buffer | null = Buffer.alloc(0);
+  for await (const chunk of body) {
+    if (!head) {
+      yield chunk;
+      continue;
+    }
+    head = Buffer.concat([head, chunk]);
+    if (head.length < 8) continue;
+    if (head.toString('latin1', 4, 8) !== 'ftyp') throw invalidResponse('the video content is not an MP4');
+    yield head;
+    head = null;
+  }
+  if (head) throw invalidResponse('the video content is not an MP4');
 }
