@@ -133,6 +133,14 @@ describe('fal-kind provider', () => {
     expect((await decodeB64(body.data[0]!.b64_json)).format).toBe('png');
   });
 
+  it('an image result in the single-image shape {image: {url}} is taken too', async () => {
+    const png = await makeImage(40, 30);
+    u.fal.inject('GET result', { body: JSON.stringify({ image: { url: `data:image/png;base64,${png.toString('base64')}`, width: 40, height: 30 } }), times: 1 });
+    const result = await postJson(`${u.t.baseUrl}/images/generations`, { model: 'fal-image', prompt: 'a kite', size: '512x512' }, key.token);
+    expect(result.status).toBe(200);
+    expect(Buffer.from((result.body as { data: { b64_json: string }[] }).data[0]!.b64_json, 'base64').equals(png)).toBe(true);
+  });
+
   it('cancelling a partner task calls PUT on the returned cancel_url', async () => {
     u.fal.behaviour.stuck = true;
     const created = (await postJson(`${u.t.baseUrl}/videos`, { model: 'fal-video', prompt: 'slow', seconds: 10, size: '720p' }, key.token)).body as VideoTask;

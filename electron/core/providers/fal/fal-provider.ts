@@ -91,8 +91,9 @@ export class FalProvider extends UpstreamAdapter<FalProviderConfig> implements I
       }
       await new Promise((r) => setTimeout(r, this.config.imagePollMs ?? 250));
     }
-    const result = (await this.result(handle)) as { images?: { url?: unknown }[] };
-    const url = result.images?.[0]?.url;
+    const result = (await this.result(handle)) as { images?: { url?: unknown }[]; image?: { url?: unknown } };
+    // Most fal image models answer {images: [...]}; some single-image ones {image: {...}}.
+    const url = result.images?.[0]?.url ?? result.image?.url;
     if (typeof url !== 'string') throw invalidResponse('the result has no image');
     return { bytes: await imageFromUrl(this.http, url, job.signal), usage: this.estimateImageUsage(job) };
   }
