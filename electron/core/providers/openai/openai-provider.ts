@@ -21,6 +21,8 @@ interface VideoObject {
 }
 
 const MAX_VIDEO_BYTES = 2 * 1024 * 1024 * 1024;
+/** A large video on a slow link may take longer than the 120 s of an API call. */
+const DOWNLOAD_TIMEOUT_MS = 600_000;
 
 export class OpenAIProvider extends UpstreamAdapter<UpstreamProviderConfig> implements ImageProvider, VideoProvider {
   readonly kind = 'openai';
@@ -116,7 +118,7 @@ export class OpenAIProvider extends UpstreamAdapter<UpstreamProviderConfig> impl
   private async download(upstreamId: string, outputPath: string): Promise<void> {
     const { body } = await this.http.open(
       // Another gateway like this one redirects the content of a partner-backed video to its output URL.
-      { method: 'GET', url: `${this.base}/videos/${encodeURIComponent(upstreamId)}/content`, headers: this.auth(), followRedirects: 3 },
+      { method: 'GET', url: `${this.base}/videos/${encodeURIComponent(upstreamId)}/content`, headers: this.auth(), followRedirects: 3, timeoutMs: DOWNLOAD_TIMEOUT_MS },
       MAX_VIDEO_BYTES,
     );
     const tmp = `${outputPath}.part`;
