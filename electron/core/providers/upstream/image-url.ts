@@ -5,7 +5,7 @@ import { checkImageBytes, decodeImageBase64 } from './image-payload.js';
 import type { UpstreamClient } from './upstream-client.js';
 import { invalidResponse } from './upstream-errors.js';
 
-export const MAX_IMAGE_BYTES = 64 * 1024 * 1024;
+const MAX_IMAGE_BYTES = 64 * 1024 * 1024;
 
 /**
  * The image at `url`: a base64 data: URI is decoded; an http(s) URL is fetched without the
