@@ -101,6 +101,26 @@ describe('a gateway in front of another gateway', () => {
     expect(fileRequests.map((r) => r.headers.authorization)).toEqual(fileRequests.map(() => undefined));
   });
 
+  it('cancelling on the near gateway cancels the far task and releases both holds', async () => {
+    far.fal.behaviour.stuck = true;
+    try {
+      const created = (await postJson(`${near.baseUrl}/videos`, { model: 'far-partner-video', prompt: 'never ends', seconds: 5, size: '720p' }, key.token)).body as VideoTask;
+      const upstreamId = await waitFor(async () => (await near.gateway.videoTasks.get(created.id))?.upstream_id ?? null, 10_000);
+      const cancelled = (await request(`${near.baseUrl}/videos/${created.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${key.token}` } })).body as VideoTask;
+      expect(cancelled).toMatchObject({ status: 'failed', error: { code: 'cancelled' } });
+      const farTask = await waitFor(async () => {
+        const task = (await request(`${far.t.baseUrl}/videos/${upstreamId}`, { headers: { authorization: `Bearer ${farKey.token}` } })).body as VideoTask;
+        return task.status === 'failed' ? task : null;
+      }, 10_000);
+      expect(farTask.error?.code).toBe('cancelled');
+      for (const [gateway, accountId] of [[near.gateway, key.accountId], [far.t.gateway, farKey.accountId]] as const) {
+        expect(await gateway.billing.activeHolds(accountId)).toEqual([]);
+      }
+    } finally {
+      far.fal.behaviour.stuck = false;
+    }
+  });
+
   it('discovery takes the far gateway\'s own records (prices, capabilities), without its partner flags', async () => {
     const result = await near.gateway.providerAdmin.discover('far');
     expect(result.added).toEqual(expect.arrayContaining(['far/local-image', 'far/local-video', 'far/up-image', 'far/fal-video']));
