@@ -75,6 +75,23 @@ describe('a gateway in front of another gateway', () => {
     expect(Buffer.from(await content.arrayBuffer()).toString('latin1', 4, 8)).toBe('ftyp');
   });
 
+  it('an image-to-video task with a reference passes its file on to the far gateway', async () => {
+    const form = new FormData();
+    for (const [name, value] of Object.entries({ model: 'far-local-video', prompt: 'the boat sails off', seconds: '2', size: '480p' })) form.append(name, value);
+    form.append('input_reference', new Blob([new Uint8Array(await makeImage(160, 90))], { type: 'image/png' }), 'boat.png');
+    const created = (await (await fetch(`${near.baseUrl}/videos`, { method: 'POST', headers: { authorization: `Bearer ${key.token}` }, body: form })).json()) as VideoTask;
+    expect(created.status).toBe('queued');
+    const done = await waitFor(async () => {
+      const task = (await request(`${near.baseUrl}/videos/${created.id}`, { headers: { authorization: `Bearer ${key.token}` } })).body as VideoTask;
+      return task.status === 'completed' || task.status === 'failed' ? task : null;
+    }, 30_000);
+    expect(done.status).toBe('completed');
+    const farTasks = (await request(`${far.t.baseUrl}/videos?limit=1`, { headers: { authorization: `Bearer ${farKey.token}` } })).body as { data: (VideoTask & { request_type?: string })[] };
+    expect(farTasks.data[0]).toMatchObject({ model: 'local-video', status: 'completed' });
+    const farRow = (await far.t.gateway.videoTasks.get(farTasks.data[0]!.id))!;
+    expect(farRow.request_type).toBe('image-to-video');
+  });
+
   it("a partner-backed video of the far gateway completes; the near one follows the far one's content redirect without its key", async () => {
     const created = (await postJson(`${near.baseUrl}/videos`, { model: 'far-partner-video', prompt: 'a heron takes off', seconds: 5, size: '720p' }, key.token)).body as VideoTask;
     expect(created.status).toBe('queued');
