@@ -30,13 +30,12 @@ export interface UpstreamRequest {
   timeoutMs?: number;
   /** Ends the call early (the gateway's own client went away). */
   signal?: AbortSignal;
-  /** How many redirects a GET may follow (default none). */
+  /** How many redirects a GET may follow (default none; other methods follow none). */
   followRedirects?: number;
 }
 
 export interface UpstreamResponse<T> {
   status: number;
-  headers: Headers;
   body: T;
 }
 
@@ -75,16 +74,9 @@ export class UpstreamClient {
 
   /** Like json(), with the caller's parser (which throws SyntaxError on malformed input). */
   async parsed<T>(request: UpstreamRequest, parse: (text: string) => T): Promise<UpstreamResponse<T>> {
-    const deadline = this.deadline(request);
-    let text: string;
-    let response: Dispatcher.ResponseData;
-    try {
-      response = await this.send(request, deadline.signal);
-      text = await this.readText(request, response);
-    } finally {
-      deadline.clear();
-    }
-    return { status: response.statusCode, headers: toHeaders(response.headers), body: this.parseBody(request, response.statusCode, text, parse) };
+    const { status, body } = await this.bytes(request, MAX_JSON_BYTES);
+    // TextDecoder, like undici's text(): a UTF-8 byte order mark is dropped, not left for JSON.parse.
+    return { status, body: this.parseBody(request, status, UTF8.decode(body), parse) };
   }
 
   /** Parses an answer's text; malformed input is logged (redacted) and becomes a 502. */
@@ -97,7 +89,7 @@ export class UpstreamClient {
     }
   }
 
-  /** Sends the request and hands back the body unread, capped at `maxBytes`. */
+  /** Sends the request and hands back the body unread, capped at `maxBytes` (a larger declared length is refused at once). */
   async open(request: UpstreamRequest, maxBytes: number = MAX_JSON_BYTES): Promise<UpstreamStream> {
     const deadline = this.deadline(request);
     let response: Dispatcher.ResponseData;
@@ -107,10 +99,15 @@ export class UpstreamClient {
       deadline.clear();
       throw error;
     }
+    if (Number(headerOf(response.headers, 'content-length') ?? '0') > maxBytes) {
+      deadline.clear();
+      response.body.destroy();
+      throw invalidResponse(`the body is larger than ${maxBytes} bytes`);
+    }
     return { status: response.statusCode, body: this.capped(request, response, deadline, maxBytes) };
   }
 
-  /** A download read whole (a video, a partner's image), capped at `maxBytes`. */
+  /** The whole body (a JSON answer, a partner's image), capped at `maxBytes`. */
   async bytes(request: UpstreamRequest, maxBytes: number): Promise<{ status: number; body: Buffer }> {
     const { status, body } = await this.open(request, maxBytes);
     const chunks: Buffer[] = [];
@@ -193,7 +190,7 @@ export class UpstreamClient {
       }
       if (response.statusCode >= 200 && response.statusCode < 300) return response;
       const location = headerOf(response.headers, 'location');
-      if (REDIRECTS.has(response.statusCode) && location !== null && hop < (request.followRedirects ?? 0)) {
+      if (request.method === 'GET' && REDIRECTS.has(response.statusCode) && location !== null && hop < (request.followRedirects ?? 0)) {
         await response.body.dump().catch(() => undefined);
         const next = redirectTarget(url, location);
         // The provider key stays with the provider: another host gets no credentials.
@@ -204,21 +201,6 @@ export class UpstreamClient {
       const text = await response.body.text().catch(() => '');
       this.logBody({ ...request, url }, response.statusCode, text, 'upstream answered with an error');
       throw errorForStatus(response.statusCode, headerOf(response.headers, 'retry-after'));
-    }
-  }
-
-  private async readText(request: UpstreamRequest, response: Dispatcher.ResponseData): Promise<string> {
-    const declared = Number(headerOf(response.headers, 'content-length') ?? '0');
-    if (declared > MAX_JSON_BYTES) {
-      response.body.destroy();
-      throw invalidResponse('the body is too large');
-    }
-    try {
-      return await response.body.text();
-    } catch (error) {
-      this.logger.warn({ url: this.redact(request.url), err: describe(error) }, 'upstream body could not be read');
-      if (isTimeout(error)) throw unavailable('timed out');
-      throw unavailable('the connection broke while reading the response');
     }
   }
 
@@ -233,6 +215,7 @@ export class UpstreamClient {
   }
 }
 
+const UTF8 = new TextDecoder();
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 function redirectTarget(from: string, location: string): URL {
@@ -253,15 +236,6 @@ function withoutCredentials(headers: Record<string, string>): Record<string, str
 function headerOf(headers: Dispatcher.ResponseData['headers'], name: string): string | null {
   const value = headers[name];
   return Array.isArray(value) ? (value[0] ?? null) : (value ?? null);
-}
-
-function toHeaders(headers: Dispatcher.ResponseData['headers']): Headers {
-  const out = new Headers();
-  for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined) continue;
-    for (const item of Array.isArray(value) ? value : [value]) out.append(name, item);
-  }
-  return out;
 }
 
 function isTimeout(error: unknown): boolean {
