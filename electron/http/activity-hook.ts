@@ -17,8 +17,9 @@ export function installActivityHook(app: FastifyInstance, log: ActivityLog): voi
     recordActivity(log, request, reply);
     done();
   });
-  // onResponse never fires for a response that did not finish: the client left (499), or a
-  // relay was cut after its 200 (its route set the status first).
+  // onResponse fires for every response that finished, hijacked ones (a relayed image) too, but
+  // never for one that did not: the client left (499), or a relay was cut after its 200 (its
+  // route set the status first).
   app.addHook('onRequest', (request, reply, done) => {
     reply.raw.once('close', () => {
       if (reply.raw.writableFinished) return;
@@ -32,11 +33,8 @@ export function installActivityHook(app: FastifyInstance, log: ActivityLog): voi
 
 const recorded = new WeakSet<FastifyRequest>();
 
-/**
- * Writes one request to the log, once; routes call it for responses cut short (no onResponse
- * then), whichever of them notices first.
- */
-export function recordActivity(log: ActivityLog, request: FastifyRequest, reply: FastifyReply): void {
+/** Writes one request to the log, once (onResponse and the close listener may both see it). */
+function recordActivity(log: ActivityLog, request: FastifyRequest, reply: FastifyReply): void {
   const url = request.routeOptions.url;
   if (!url?.startsWith('/v1/') || url === '/v1/models' || recorded.has(request)) return;
   recorded.add(request);

@@ -122,6 +122,13 @@ describe('a large upstream image', () => {
     const after = await u.t.gateway.billing.view(key.accountId);
     expect(Number(before.balance_usd) - Number(after.balance_usd)).toBeCloseTo(Number(cost), 9);
     expect((await u.t.gateway.billing.activeHolds(key.accountId)).length).toBe(0);
+    // A relayed (hijacked) reply is logged once, with its cost.
+    const logged = await waitFor(async () => {
+      const entries = (await u.t.gateway.activity.recent(5)).filter((e) => e.endpoint === '/v1/images/generations' && e.cost_usd === cost);
+      return entries.length > 0 ? entries : null;
+    });
+    expect(logged).toHaveLength(1);
+    expect(logged[0]).toMatchObject({ status: 200, model: 'up-image' });
   });
 
   it('shares a keep-alive connection: large and small answers in turn each come out whole', async () => {

@@ -5,7 +5,6 @@ import type { Gateway } from '../../core/gateway.js';
 import { parseUsd } from '../../core/billing/money.js';
 import { invalid, isGatewayError } from '../../core/errors.js';
 import type { ImageResultStream } from '../../core/images/image-service.js';
-import { recordActivity } from '../activity-hook.js';
 import { principalOf } from '../auth.js';
 import type { RouteGuards } from '../route-guards.js';
 import { readMultipartForm } from '../multipart-form.js';
@@ -34,7 +33,7 @@ export function registerImageGenerationRoute(app: FastifyInstance, gateway: Gate
         activity.costNano = parseUsd(result.usage.cost_usd) ?? 0;
         return sendImageResult(reply, result);
       }
-      relay(reply, result, activity, cancel, () => recordActivity(gateway.activity, request, reply));
+      relay(reply, result, activity, cancel);
       return reply;
     },
   );
@@ -64,13 +63,12 @@ const RELAY_BUFFER_BYTES = 8 * 1024 * 1024;
  * midway the connection is cut, so a client never takes a broken image for a whole one. The
  * cut is logged like the error boundary logs a 5xx.
  */
-function relay(reply: FastifyReply, result: ImageResultStream, activity: NonNullable<FastifyRequest['activity']>, cancel: AbortController, ended: () => void): void {
+function relay(reply: FastifyReply, result: ImageResultStream, activity: NonNullable<FastifyRequest['activity']>, cancel: AbortController): void {
   reply.hijack();
   const res = reply.raw;
-  // A hijacked reply has no onResponse: a relay that finished is logged here (one cut short,
-  // by the activity hook; a client that left has already ended the upstream call through the
-  // route's close listener, and with it any wait for the client to drain).
-  res.once('close', ended);
+  // The activity hook logs the relay (onResponse when it finished, its close listener when it
+  // was cut). A client that left has already ended the upstream call through the route's close
+  // listener, and with it any wait for the client to drain.
   // The headers the hooks set (request id, rate limits) go out as Fastify would send them.
   for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) res.setHeader(name, value);
   res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
