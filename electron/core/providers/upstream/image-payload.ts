@@ -1,6 +1,5 @@
-// Checks an upstream image before it goes to a client: real base64, and bytes that are a PNG,
-// JPEG or WebP by their content.
-import { sniffImage } from '../../images/image-sniff.js';
+// Reads an upstream image answer: the base64 is checked to be real base64 here; that the bytes
+// are a PNG, JPEG or WebP is checked for every provider alike by the image service.
 import { invalidResponse } from './upstream-errors.js';
 
 /**
@@ -15,7 +14,7 @@ export function decodeImageBase64(value: unknown): Buffer {
   const bytes = Buffer.from(value, 'base64');
   const clean = value.length % 4 === 0 && bytes.length === (value.length / 4) * 3 - padding && !value.includes('-') && !value.includes('_');
   if (!clean) throw invalidResponse('the image is not valid base64');
-  return checkImageBytes(bytes);
+  return bytes;
 }
 
 /**
@@ -43,11 +42,6 @@ export function parseImagesJson(text: string): { body: ImagesJson; b64: string |
     }
   }
   return { body: JSON.parse(text) as ImagesJson, b64: null };
-}
-
-export function checkImageBytes(bytes: Buffer): Buffer {
-  if (!sniffImage(bytes)) throw invalidResponse('the image is not a decodable PNG, JPEG or WebP');
-  return bytes;
 }
 
 /** A data: URI of an image, for providers that take inputs by URL. */

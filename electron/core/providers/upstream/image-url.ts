@@ -1,7 +1,7 @@
 // Images an upstream answers with by URL: fal's results, and the DALL-E models of OpenAI-compatible
 // servers (whose default response_format is url). The gateway answers with base64 only, so the
-// image is fetched here and checked like any other.
-import { checkImageBytes, decodeImageBase64 } from './image-payload.js';
+// image is fetched here (the image service checks its bytes, as for any provider).
+import { decodeImageBase64 } from './image-payload.js';
 import type { UpstreamClient } from './upstream-client.js';
 import { invalidResponse } from './upstream-errors.js';
 
@@ -18,6 +18,5 @@ export async function imageFromUrl(http: UpstreamClient, url: string, signal?: A
     return decodeImageBase64(url.slice(comma + 1));
   }
   if (!/^https?:\/\//i.test(url)) throw invalidResponse('the image URL is not http(s)');
-  const { body } = await http.bytes({ method: 'GET', url, ...(signal ? { signal } : {}) }, MAX_IMAGE_BYTES);
-  return checkImageBytes(body);
+  return (await http.bytes({ method: 'GET', url, ...(signal ? { signal } : {}) }, MAX_IMAGE_BYTES)).body;
 }
