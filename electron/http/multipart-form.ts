@@ -65,6 +65,7 @@ export async function readMultipartForm(request: FastifyRequest, spec: FormSpec)
         if (!sniffed) throw invalid(`The file "${part.filename}" is not a PNG, JPEG or WebP image.`, name);
         files.push({ field: name, filename: part.filename, mime: sniffed.mime, bytes });
       } else {
+        if (baseName(name) === spec.fileField) throw invalid(`${name} must be a file part of the form, not a text field.`, name);
         if (!spec.textFields.includes(name)) throw unsupportedField(name);
         if (name in fields) throw invalid(`The field ${name} is given more than once.`, name);
         if (part.valueTruncated) throw invalid(`The field ${name} is too long.`, name);

@@ -112,6 +112,8 @@ describe('POST /v1/images/edits rejections', () => {
     await expectError(form(fields, [['image', Buffer.from('GIF89a not really an image at all')]]), 400, 'invalid_request', 'image');
     // Declared as PNG, bytes are text: the content decides.
     await expectError(form(fields, [['image[]', Buffer.from('hello world, not a png'), 'fake.png']]), 400, 'invalid_request', 'image[]');
+    // A good header over data cut short: refused before any hold, not edited as a black image.
+    await expectError(form(fields, [['image', png], ['image', png.subarray(0, 200)]]), 400, 'invalid_request', 'image');
   });
 
   it('missing model or prompt, bad size, unknown model -> 400', async () => {

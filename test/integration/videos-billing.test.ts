@@ -139,6 +139,19 @@ describe('Idempotency-Key', () => {
     expect((again.body as VideoTask).id).toBe([...ids][0]);
   });
 
+  it('a retry gets the same body as the first response, though the task has moved on since', async () => {
+    const key = await t.key('balance', { balanceNano: USD });
+    const headers = { 'idempotency-key': 'replay-1' };
+    const first = await postJson(url(), body('video-stuck'), key.token, headers);
+    expect((first.body as VideoTask).status).toBe('queued');
+    const id = (first.body as VideoTask).id;
+    await t.gateway.store.db.updateTable('video_tasks').set({ status: 'in_progress', progress: 40 }).where('id', '=', id).execute();
+    expect(((await request(`${url()}/${id}`, { headers: { authorization: `Bearer ${key.token}` } })).body as VideoTask).status).toBe('in_progress');
+    const retry = await postJson(url(), body('video-stuck'), key.token, headers);
+    expect(retry.status).toBe(200);
+    expect(retry.body).toEqual(first.body);
+  });
+
   it('the same key with a different request -> 400 param Idempotency-Key; keys are per caller', async () => {
     const a = await t.key('balance', { balanceNano: USD });
     const b = await t.key('balance', { balanceNano: USD });

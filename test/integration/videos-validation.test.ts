@@ -117,6 +117,23 @@ describe('POST /v1/videos multipart rejections', () => {
     expect(errorOf(response).param).toBe('input_reference');
   });
 
+  it('a reference cut short or corrupt behind a good header -> 400 input_reference, nothing held', async () => {
+    const jpeg = await makeImage(256, 256, 'jpeg');
+    for (const broken of [png.subarray(0, 200), jpeg.subarray(0, Math.floor(jpeg.length / 2))]) {
+      const response = await unchanged(() => postForm(url(), form({ ...base, model: 'local-animate' }, [['input_reference', broken]]), key.token));
+      expect(response.status).toBe(400);
+      expect(errorOf(response)).toMatchObject({ code: 'invalid_request', param: 'input_reference' });
+      expect(errorOf(response).message).toMatch(/cut short or corrupt/);
+    }
+  });
+
+  it('input_reference as a text field of the form -> 400 saying it must be a file', async () => {
+    const response = await unchanged(() => postForm(url(), form({ ...base, input_reference: 'hello' }, []), key.token));
+    expect(response.status).toBe(400);
+    expect(errorOf(response).param).toBe('input_reference');
+    expect(errorOf(response).message).toMatch(/file part/);
+  });
+
   it('multipart without files is text-to-video; with a file it defaults to image-to-video', async () => {
     const text = await postForm(url(), form(base, []), key.token);
     expect(text.status).toBe(200);

@@ -12,6 +12,7 @@ import { GatewayError } from '../errors.js';
 import type { ImageEditJob, ImageJob, ImageOutcome, ImageProvider, ImageStreamOutcome, ReferenceImage } from '../providers/provider.js';
 import type { ProviderRegistry } from '../providers/registry.js';
 import { checkN, checkPrompt, checkReferenceImages, resolveImageModel, resolveSize } from './image-request.js';
+import { checkImagesDecode } from './image-decode-check.js';
 import { sniffImage } from './image-sniff.js';
 
 export interface GenerateImageRequest {
@@ -84,6 +85,7 @@ export class ImageService {
     const size = resolveSize(request.size, entry.record);
     checkReferenceImages(request.images, entry.record);
     assertModelAccess(principal, entry.record);
+    await checkImagesDecode(request.images);
     const job: ImageEditJob = { ...this.job(entry, request.prompt, size, request.signal), images: request.images };
     const provider = await this.providers.image(entry.providerId);
     return this.billed(principal, entry, provider.estimateImageUsage(job), () => provider.editImage(job));

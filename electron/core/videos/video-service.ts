@@ -8,6 +8,7 @@ import type { CatalogService } from '../catalog/catalog-service.js';
 import type { Clock } from '../clock.js';
 import { GatewayError, invalid } from '../errors.js';
 import { newId } from '../ids.js';
+import { checkImagesDecode } from '../images/image-decode-check.js';
 import type { Logger } from '../logger.js';
 import type { ProviderRegistry } from '../providers/registry.js';
 import type { Store } from '../store/database.js';
@@ -17,7 +18,7 @@ import { checkVideoRules, effectiveSize, parseVideoRequest, resolveVideoModel, t
 import { videoDimensions, videoHoldNano } from './video-pricing.js';
 import type { VideoScheduler } from './video-scheduler.js';
 import { ACTIVE_STATUSES, type VideoTaskStore } from './video-task-store.js';
-import { toVideoTask } from './video-view.js';
+import { asCreated, toVideoTask } from './video-view.js';
 
 export const DEFAULT_MAX_TASK_SECONDS = 15 * 60;
 /** Longer than an upstream creation call may take (the whole-call timeout). */
@@ -50,6 +51,7 @@ export class VideoService {
     const { record } = entry;
     checkVideoRules(request, record);
     assertModelAccess(principal, record);
+    await checkImagesDecode(request.references);
     const size = effectiveSize(request, record);
     videoDimensions(size); // a listed size the gateway cannot render is refused now, not later
     const holdNano = videoHoldNano(record, entry.upstreamModel, request.requestType, request.seconds);
@@ -107,7 +109,7 @@ export class VideoService {
     }
     if (existing) {
       await this.files.removeReferences(referenceFiles);
-      return toVideoTask(await this.tasks.getOwned(principal, existing), contentUrl);
+      return toVideoTask(asCreated(await this.tasks.getOwned(principal, existing)), contentUrl);
     }
 
     const row = (await this.tasks.get(taskId))!;
@@ -122,7 +124,7 @@ export class VideoService {
     }
     this.scheduler.poke();
     this.access.record({ principal: principal.keyId, model: record.id, inputTokens: 0, outputTokens: 0, spendNano: 0 });
-    return toVideoTask((await this.tasks.get(taskId))!, contentUrl);
+    return toVideoTask(asCreated((await this.tasks.get(taskId))!), contentUrl);
   }
 
   async get(principal: Principal, id: string, contentUrl: ContentUrl): Promise<VideoTask> {

@@ -24,3 +24,11 @@ export function toVideoTask(row: VideoTaskRow, contentUrl: (id: string) => strin
     cost_usd: formatUsd(row.cost_nano),
   };
 }
+
+/**
+ * The task as its creation answered it (queued, nothing out yet): a retry with the same
+ * Idempotency-Key gets the same body as the first response, whatever the task did since.
+ */
+export function asCreated(row: VideoTaskRow): VideoTaskRow {
+  return { ...row, status: 'queued', progress: 0, output_url: null, output_path: null, error_code: null, error_message: null, completed_at: null };
+}
