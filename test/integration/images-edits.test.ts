@@ -94,6 +94,22 @@ describe('POST /v1/images/edits rejections', () => {
     expect(await t.gateway.billing.view(paid.accountId)).toEqual(before);
   }
 
+  it('an edit that costs more than was held and than the balance covers -> 402, nothing charged', async () => {
+    // The hold is estimated from the reference's size; the prompt asks for a far larger output.
+    const poor = await t.key('balance', { balanceNano: USD / 1000 });
+    const response = await postForm(url(), form({ model: 'local-image', prompt: 'resize to 10000x10000' }, [['image', png]]), poor.token);
+    expect(response.status).toBe(402);
+    expect(errorOf(response)).toMatchObject({ code: 'insufficient_balance', param: null });
+    expect(await t.gateway.billing.view(poor.accountId)).toMatchObject({ balance_usd: '0.00100000', holds_usd: '0.00000000' });
+    // Funded, the same edit is charged its full cost, not what happened to be available.
+    const rich = await t.key('balance', { balanceNano: USD });
+    const ok = await postForm(url(), form({ model: 'local-image', prompt: 'resize to 10000x10000' }, [['image', png]]), rich.token);
+    expect(ok.status).toBe(200);
+    const cost = (ok.body as { usage: { cost_usd: string } }).usage.cost_usd;
+    expect(Number(cost)).toBeGreaterThan(0.001);
+    expect((await t.gateway.billing.view(rich.accountId)).balance_usd).toBe((1 - Number(cost)).toFixed(8));
+  });
+
   it('mask as a file or a field -> 400 param mask', async () => {
     await expectError(form(fields, [['image', png], ['mask', png]]), 400, 'invalid_request', 'mask');
     await expectError(form({ ...fields, mask: 'x' }, [['image', png]]), 400, 'invalid_request', 'mask');

@@ -105,17 +105,22 @@ describe('billing holds', () => {
     await expect(gateway.billing.reserve(key.account_id, 4 * USD, 'video', 't')).rejects.toMatchObject({ code: 'insufficient_balance' });
     await expect(gateway.billing.reserveRequest(key.account_id, 4 * USD, 'image', 'm')).rejects.toMatchObject({ code: 'insufficient_balance' });
 
-    // Usage above the hold is capped at what the account covers without the other hold's money.
-    expect(await gateway.billing.consumeRequest(first, 9 * USD)).toBe(7 * USD);
+    // Usage above the hold that the account cannot cover without the other hold's money (9 > 10 - 3):
+    // refused whole with 402, nothing charged, the hold over.
+    await expect(gateway.billing.consumeRequest(first, 9 * USD)).rejects.toMatchObject({ code: 'insufficient_balance' });
     expect(await gateway.billing.consumeRequest(first, USD)).toBeNull();
+    expect(await gateway.billing.view(key.account_id)).toMatchObject({ holds_usd: '3.00000000', available_usd: '7.00000000', balance_usd: '10.00000000' });
     expect(gateway.billing.releaseRequest(second)).toBe(true);
     expect(gateway.billing.releaseRequest(second)).toBe(false);
     expect(await gateway.billing.consumeRequest(second, USD)).toBeNull();
-    expect(await gateway.billing.view(key.account_id)).toMatchObject({ holds_usd: '0.00000000', available_usd: '3.00000000', balance_usd: '3.00000000' });
+    // Usage above the hold that the account can cover is charged in full.
+    const third = await gateway.billing.reserveRequest(key.account_id, USD, 'image', 'm');
+    expect(await gateway.billing.consumeRequest(third, 6 * USD)).toBe(6 * USD);
+    expect(await gateway.billing.view(key.account_id)).toMatchObject({ holds_usd: '0.00000000', available_usd: '4.00000000', balance_usd: '4.00000000' });
     expect(await gateway.billing.activeHolds(key.account_id)).toEqual([]);
 
     expect(await gateway.store.db.selectFrom('holds').select('id').execute()).toEqual([]);
-    expect((await ledgerRows()).map((r) => [r.kind, r.amount_nano, r.balance_delta_nano, r.hold_id, r.ref])).toEqual([['consume', 7 * USD, -7 * USD, null, 'm']]);
+    expect((await ledgerRows()).map((r) => [r.kind, r.amount_nano, r.balance_delta_nano, r.hold_id, r.ref])).toEqual([['consume', 6 * USD, -6 * USD, null, 'm']]);
     await invariants(key.account_id);
   });
 
@@ -141,7 +146,7 @@ describe('billing holds', () => {
     await invariants(key.account_id);
   });
 
-  it('charges finishing together share one transaction and cap exactly as one-by-one charges', async () => {
+  it('charges finishing together share one transaction and charge exactly as one-by-one charges', async () => {
     const { key } = await gateway.keys.create({ access: 'balance', balanceNano: 10 * USD });
     const holds = await Promise.all([4, 3, 2].map((usd) => gateway.billing.reserveRequest(key.account_id, usd * USD, 'image', 'm')));
     const txSync = gateway.store.txSync;
@@ -150,9 +155,9 @@ describe('billing holds', () => {
       transactions++;
       return txSync(fn);
     };
-    // The first reports more usage than held: it may take the free $1 but not the others' money.
+    // The first reports more usage than held, within the free $1: charged in full.
     const charged = await Promise.all([
-      gateway.billing.consumeRequest(holds[0]!, 9 * USD),
+      gateway.billing.consumeRequest(holds[0]!, 5 * USD),
       gateway.billing.consumeRequest(holds[1]!, 3 * USD),
       gateway.billing.consumeRequest(holds[2]!, 2 * USD),
       gateway.billing.consumeRequest(holds[2]!, 2 * USD), // a second end of the same hold
@@ -161,6 +166,17 @@ describe('billing holds', () => {
     expect(charged).toEqual([5 * USD, 3 * USD, 2 * USD, null]);
     expect(transactions).toBe(1);
     expect(await gateway.billing.view(key.account_id)).toMatchObject({ holds_usd: '0.00000000', balance_usd: '0.00000000' });
+    await invariants(key.account_id);
+  });
+
+  it('a charge in a batch that the account cannot cover is refused alone; the others are charged', async () => {
+    const { key } = await gateway.keys.create({ access: 'balance', balanceNano: 10 * USD });
+    const holds = await Promise.all([4, 3].map((usd) => gateway.billing.reserveRequest(key.account_id, usd * USD, 'image', 'm')));
+    // The first may not take the other hold's money: 9 > 10 - 3.
+    const results = await Promise.allSettled([gateway.billing.consumeRequest(holds[0]!, 9 * USD), gateway.billing.consumeRequest(holds[1]!, 3 * USD)]);
+    expect(results[0]).toMatchObject({ status: 'rejected', reason: { code: 'insufficient_balance' } });
+    expect(results[1]).toEqual({ status: 'fulfilled', value: 3 * USD });
+    expect(await gateway.billing.view(key.account_id)).toMatchObject({ holds_usd: '0.00000000', balance_usd: '7.00000000' });
     await invariants(key.account_id);
   });
 

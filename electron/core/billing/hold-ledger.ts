@@ -116,10 +116,18 @@ export class HoldLedger {
    * Charges a request hold (see request-holds.ts): one ledger row (no hold row: the hold was
    * never stored) and the account. `ownInFlightNano` is what the hold itself still counts among
    * the account's in-memory holds (its amount, or 0 once it is out of memory). Returns the
-   * amount charged.
+   * amount charged: the full cost, never a part of it. A result that cost more than the hold
+   * and more than the account can cover is refused with 402 and nothing is charged (its image
+   * is not delivered), so a caller is neither undercharged nor drained by an upstream's usage.
    */
   chargeRequestHold(hold: RequestHold, chargeNano: number, ownInFlightNano: number): number {
     const split = this.split(hold.accountId, chargeNano, ownInFlightNano);
+    if (split.charged < chargeNano) {
+      throw new GatewayError(
+        'insufficient_balance',
+        `Insufficient balance: this result costs $${formatUsd(chargeNano)}, more than was held, and $${formatUsd(split.charged)} is available. Nothing was charged.`,
+      );
+    }
     this.settleCharge(hold.accountId, split, 0, null, hold.ref);
     return split.charged;
   }
