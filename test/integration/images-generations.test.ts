@@ -119,6 +119,21 @@ describe('POST /v1/images/generations rejections', () => {
     await t.gateway.catalog.remove('chat-only');
   });
 
+  it("refuses a prompt whose tokens with the output's exceed the record's context window", async () => {
+    const record = structuredClone((await t.gateway.catalog.find('local-image'))!.record);
+    // 1024x1024 is 1024 output tokens; the window leaves 76 for the prompt (~300 characters).
+    await t.gateway.catalog.put({ record: { ...record, id: 'small-window', context_window: { tokens: 1100, chars: null } }, providerId: 'local', upstreamModel: 'small-window' });
+    const before = await t.gateway.billing.view(paid.accountId);
+    const long = await postJson(url(), { model: 'small-window', prompt: 'a lake '.repeat(50), size: '1024x1024' }, paid.token);
+    expect(long.status).toBe(400);
+    expect(errorOf(long)).toMatchObject({ code: 'invalid_request', param: 'prompt' });
+    expect(errorOf(long).message).toMatch(/context window of 1100 tokens/);
+    expect(await t.gateway.billing.view(paid.accountId)).toEqual(before);
+    const fits = await postJson(url(), { model: 'small-window', prompt: 'a lake', size: '1024x1024' }, paid.token);
+    expect(fits.status).toBe(200);
+    await t.gateway.catalog.remove('small-window');
+  });
+
   it('rejects wrong content types, bad JSON and oversize bodies', async () => {
     const plain = await request(url(), {
       method: 'POST',

@@ -1,8 +1,10 @@
 // Validation of image requests against the live catalog record: model kind, prompt, n, size and
 // reference images. Each failure names the offending parameter.
 import type { ModelRecord } from '../../../shared/api-types.js';
+import type { TokenUsage } from '../billing/pricing.js';
 import type { CatalogEntry, CatalogService } from '../catalog/catalog-service.js';
 import { GatewayError, invalid } from '../errors.js';
+import { promptTokens } from '../providers/image-usage.js';
 import type { ReferenceImage } from '../providers/provider.js';
 
 export const SELECTORS = ['default', 'fast', 'pro'];
@@ -39,6 +41,20 @@ export function checkPrompt(prompt: string, record: ModelRecord): void {
   if (prompt.trim().length === 0) throw invalid('prompt must not be empty.', 'prompt');
   const limit = Math.min(MAX_PROMPT_CHARS, record.context_window.chars ?? MAX_PROMPT_CHARS);
   if (prompt.length > limit) throw invalid(`prompt is longer than ${limit} characters.`, 'prompt');
+}
+
+/**
+ * The record's context window bounds the prompt plus the output, in tokens (reference images
+ * are input the window does not count). The output is the size asked for, or what the provider
+ * expects to return.
+ */
+export function checkContextWindow(record: ModelRecord, prompt: string, estimate: TokenUsage): void {
+  const window = record.context_window.tokens;
+  if (window === null || window === undefined) return;
+  const needed = promptTokens(prompt) + estimate.output_tokens;
+  if (needed > window) {
+    throw invalid(`The prompt and the output come to about ${needed} tokens; ${record.id} has a context window of ${window} tokens.`, 'prompt');
+  }
 }
 
 export function checkN(n: number | undefined): void {

@@ -11,7 +11,7 @@ import type { CatalogEntry, CatalogService } from '../catalog/catalog-service.js
 import { GatewayError } from '../errors.js';
 import type { ImageEditJob, ImageJob, ImageOutcome, ImageProvider, ImageStreamOutcome, ReferenceImage } from '../providers/provider.js';
 import type { ProviderRegistry } from '../providers/registry.js';
-import { checkN, checkPrompt, checkReferenceImages, resolveImageModel, resolveSize } from './image-request.js';
+import { checkContextWindow, checkN, checkPrompt, checkReferenceImages, resolveImageModel, resolveSize } from './image-request.js';
 import { checkImagesDecode } from './image-decode-check.js';
 import { sniffImage } from './image-sniff.js';
 
@@ -42,8 +42,8 @@ export class ImageService {
   ) {}
 
   async generate(principal: Principal, request: GenerateImageRequest): Promise<ImageResult> {
-    const { entry, job, provider } = await this.generationJob(principal, request);
-    return this.billed(principal, entry, provider.estimateImageUsage(job), () => provider.generateImage(job));
+    const { entry, job, provider, estimate } = await this.generationJob(principal, request);
+    return this.billed(principal, entry, estimate, () => provider.generateImage(job));
   }
 
   /**
@@ -52,10 +52,10 @@ export class ImageService {
    * and checked, released when it breaks or is abandoned. A small image comes back whole.
    */
   async generateStreamed(principal: Principal, request: GenerateImageRequest): Promise<ImageResult | ImageResultStream> {
-    const { entry, job, provider } = await this.generationJob(principal, request);
+    const { entry, job, provider, estimate } = await this.generationJob(principal, request);
     const stream = provider.generateImageStream?.bind(provider);
-    if (!stream) return this.billed(principal, entry, provider.estimateImageUsage(job), () => provider.generateImage(job));
-    const ticket = await this.open(principal, entry, provider.estimateImageUsage(job));
+    if (!stream) return this.billed(principal, entry, estimate, () => provider.generateImage(job));
+    const ticket = await this.open(principal, entry, estimate);
     let started: ImageStreamOutcome | null = null;
     try {
       started = await stream(job);
@@ -69,14 +69,20 @@ export class ImageService {
     return relayed(started, ticket);
   }
 
-  private async generationJob(principal: Principal, request: GenerateImageRequest): Promise<{ entry: CatalogEntry; job: ImageJob; provider: ImageProvider }> {
+  private async generationJob(
+    principal: Principal,
+    request: GenerateImageRequest,
+  ): Promise<{ entry: CatalogEntry; job: ImageJob; provider: ImageProvider; estimate: TokenUsage }> {
     const entry = await resolveImageModel(this.catalog, request.model, 'generation');
     checkPrompt(request.prompt, entry.record);
     checkN(request.n);
     const size = resolveSize(request.size, entry.record);
     assertModelAccess(principal, entry.record);
     const job = this.job(entry, request.prompt, size, request.signal);
-    return { entry, job, provider: await this.providers.image(entry.providerId) };
+    const provider = await this.providers.image(entry.providerId);
+    const estimate = provider.estimateImageUsage(job);
+    checkContextWindow(entry.record, job.prompt, estimate);
+    return { entry, job, provider, estimate };
   }
 
   async edit(principal: Principal, request: EditImageRequest): Promise<ImageResult> {
@@ -88,7 +94,9 @@ export class ImageService {
     await checkImagesDecode(request.images);
     const job: ImageEditJob = { ...this.job(entry, request.prompt, size, request.signal), images: request.images };
     const provider = await this.providers.image(entry.providerId);
-    return this.billed(principal, entry, provider.estimateImageUsage(job), () => provider.editImage(job));
+    const estimate = provider.estimateImageUsage(job);
+    checkContextWindow(entry.record, job.prompt, estimate);
+    return this.billed(principal, entry, estimate, () => provider.editImage(job));
   }
 
   private job(entry: CatalogEntry, prompt: string, size: ReturnType<typeof resolveSize>, signal: AbortSignal | undefined): ImageJob {

@@ -24,7 +24,8 @@ const common = {
   model_type: 'image',
   pricing_mode: 'token' as const,
   modalities: { input: ['text' as const, 'image' as const], output: ['image' as const] },
-  context_window: { tokens: 4096, chars: 32_000 },
+  // Room for the longest prompt (32,000 chars ~ 8,000 tokens) and the largest output (4096x4096).
+  context_window: { tokens: 32_768, chars: 32_000 },
   stream: false,
   json_mode: false,
   reasoning: false,
