@@ -87,6 +87,19 @@ describe('fal faults', () => {
     expect(await u.t.gateway.billing.view(key.accountId)).toEqual(before);
   });
 
+  it.each([
+    ['429 with Retry-After', { status: 429, headers: { 'retry-after': '1' }, times: 2 }],
+    ['503', { status: 503, times: 2 }],
+    ['a reset', { reset: true, times: 2 }],
+  ])('an image job whose status poll gets %s keeps polling and completes', async (_name, fault) => {
+    u.fal.inject('GET status', fault as Fault);
+    const cancels = () => u.fal.requests.filter((r) => r.route === 'PUT cancel').length;
+    const cancelsBefore = cancels();
+    const response = await postJson(`${u.t.baseUrl}/images/generations`, { model: 'fal-image', prompt: 'x', size: '256x256' }, key.token);
+    expect(response.status).toBe(200);
+    expect(cancels()).toBe(cancelsBefore);
+  });
+
   it('a refused video creation releases the hold and leaves no task', async () => {
     u.fal.inject('POST submit', { status: 503, body: secretBody(503) });
     const before = await u.t.gateway.billing.view(key.accountId);
@@ -151,6 +164,23 @@ describe('video tasks and upstream faults', () => {
     expect(bytes.includes(SECRET)).toBe(false);
     const leftovers = readdirSync(u.t.dataDir, { recursive: true }).map(String).filter((f) => f.endsWith('.part'));
     expect(leftovers).toEqual([]);
+  });
+
+  it.each([
+    ['in its body', { body: JSON.stringify({ detail: `Internal error ${SECRET}`, error_type: 'runner_server_error' }) }],
+    ['in X-Fal-Error-Type', { body: '{"detail":"Request timed out"}', headers: { 'x-fal-error-type': 'request_timeout' } }],
+  ])('a failed fal request (COMPLETED, its result URL a 5xx tagged with an error_type %s) fails the task at once', async (_where, fault) => {
+    u.fal.inject('GET result', { status: 504, ...fault, times: 50 });
+    const created = (await postJson(`${u.t.baseUrl}/videos`, { model: 'fal-video', prompt: 'x', seconds: 5 }, key.token)).body as VideoTask;
+    const ended = await waitFor(async () => {
+      const task = await get(created.id);
+      return task.status !== 'queued' && task.status !== 'in_progress' ? task : null;
+    }, 20_000);
+    expect(ended).toMatchObject({ status: 'failed', error: { code: 'generation_failed' } });
+    expect(JSON.stringify(ended)).not.toContain(SECRET);
+    const row = (await u.t.gateway.videoTasks.get(created.id))!;
+    const hold = await u.t.gateway.store.db.selectFrom('holds').selectAll().where('id', '=', row.hold_id!).executeTakeFirstOrThrow();
+    expect(hold.status).toBe('released');
   });
 
   it.each(['FAILED', 'CANCELED'])('a queue status of %s (beyond fal\'s documented three) fails the task and releases the hold', async (status) => {

@@ -1,6 +1,8 @@
 // Upstream providers behind the adapter interface, against loopback emulators of both
 // protocols: the OpenAI SDK through the gateway, normalized results, billing from usage,
 // partner-backed videos, and provider management from the CLI.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VideoTask } from '../../shared/api-types.js';
@@ -93,6 +95,16 @@ describe('openai-kind provider', () => {
     });
   });
 
+  it('an image-to-video reference goes upstream as input_reference with its image type', async () => {
+    const form = new FormData();
+    for (const [name, value] of Object.entries({ model: 'up-video', prompt: 'a wave', seconds: '4', size: '1280x720' })) form.append(name, value);
+    form.append('input_reference', new Blob([new Uint8Array(await makeImage(64, 48))], { type: 'application/octet-stream' }), 'ref.bin');
+    const created = await request(`${u.t.baseUrl}/videos`, { method: 'POST', headers: auth(), body: form });
+    expect(created.status).toBe(200);
+    const upstream = u.openai.requests.filter((r) => r.method === 'POST' && r.path === '/v1/videos').at(-1)!;
+    expect(upstream.files).toEqual([expect.objectContaining({ field: 'input_reference', type: 'image/png' })]);
+  });
+
   it('a video task completes through the /videos protocol; the content is served from the gateway', async () => {
     const created = (await postJson(`${u.t.baseUrl}/videos`, { model: 'up-video', prompt: 'clouds', seconds: 4, size: '1280x720' }, key.token)).body as VideoTask;
     expect(created.status).toBe('queued');
@@ -124,6 +136,25 @@ describe('fal-kind provider', () => {
     expect(content.status).toBe(302);
     expect(content.headers.get('location')).toBe(done.outputs[0]);
     expect(done.cost_usd).toBe('0.35000000');
+    // fal's video models take duration as a string ("5") and an aspect ratio.
+    expect(JSON.parse(submit.body.toString())).toMatchObject({ prompt: 'a fox', duration: '5', aspect_ratio: '16:9' });
+  });
+
+  it('the provider key goes only to the queue it is for, not to another host a queue answer names', async () => {
+    const seen: (string | undefined)[] = [];
+    const foreign = createServer((req, res) => {
+      seen.push(req.headers.authorization);
+      res.writeHead(401, { 'content-type': 'application/json' }).end('{"detail":"Unauthorized"}');
+    });
+    await new Promise<void>((resolve) => foreign.listen(0, '127.0.0.1', resolve));
+    const other = `http://127.0.0.1:${(foreign.address() as AddressInfo).port}/q/x/requests/r1`;
+    u.fal.inject('POST submit', { body: JSON.stringify({ request_id: 'r1', status_url: `${other}/status`, response_url: other, cancel_url: `${other}/cancel` }), times: 1 });
+    const response = await postJson(`${u.t.baseUrl}/images/generations`, { model: 'fal-image', prompt: 'a kite', size: '512x512' }, key.token);
+    u.fal.clearFaults();
+    foreign.close();
+    expect(response.status).toBe(503);
+    expect(seen.length).toBeGreaterThanOrEqual(1);
+    expect(seen.every((header) => header === undefined)).toBe(true);
   });
 
   it('an image job is fetched from the result URL and returned as base64', async () => {

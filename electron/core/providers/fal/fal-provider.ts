@@ -6,11 +6,11 @@
 import { readFile } from 'node:fs/promises';
 import { GatewayError } from '../../errors.js';
 import type { ImageEditJob, ImageJob, ImageOutcome, ImageProvider, VideoJob, VideoPoll, VideoProvider } from '../provider.js';
-import { dataUri } from '../upstream/image-payload.js';
+import { dataUri, referenceMime } from '../upstream/image-payload.js';
 import { imageFromUrl } from '../upstream/image-url.js';
 import type { UpstreamProviderConfig } from '../upstream/upstream-client.js';
 import { UpstreamAdapter } from '../upstream/upstream-adapter.js';
-import { invalidResponse } from '../upstream/upstream-errors.js';
+import { invalidResponse, UpstreamStatusError } from '../upstream/upstream-errors.js';
 
 export const FAL_DEFAULT_BASE_URL = 'https://queue.fal.run';
 /** An image request waits this long for its queue job before giving up. */
@@ -32,6 +32,13 @@ interface StatusBody {
   status?: unknown;
   queue_position?: unknown;
   error?: unknown;
+  error_type?: unknown;
+}
+
+/** Refusals of a poll that say nothing about the job: 429, 5xx, a refused or broken connection. */
+function isTransient(error: unknown): error is GatewayError {
+  if (error instanceof UpstreamStatusError) return error.upstreamStatus === 429 || error.upstreamStatus >= 500;
+  return error instanceof GatewayError && error.code === 'upstream_unavailable';
 }
 
 export class FalProvider extends UpstreamAdapter<FalProviderConfig> implements ImageProvider, VideoProvider {
@@ -49,9 +56,11 @@ export class FalProvider extends UpstreamAdapter<FalProviderConfig> implements I
   }
 
   async submitVideo(job: VideoJob): Promise<string> {
-    const input: Record<string, unknown> = { prompt: job.prompt, duration: job.seconds, resolution: job.size };
+    // fal's video models take duration as a string enum ("5", "10") and most take aspect_ratio;
+    // resolution goes too, for the models that take a named one (fal ignores unknown fields).
+    const input: Record<string, unknown> = { prompt: job.prompt, duration: String(job.seconds), resolution: job.size, aspect_ratio: aspectRatioOf(job.size) };
     const reference = job.referencePaths[0];
-    if (reference) input.image_url = dataUri(mimeOf(reference), await readFile(reference));
+    if (reference) input.image_url = dataUri(referenceMime(reference), await readFile(reference));
     return JSON.stringify(await this.submit(job.upstreamModel, input));
   }
 
@@ -63,8 +72,14 @@ export class FalProvider extends UpstreamAdapter<FalProviderConfig> implements I
     try {
       result = await this.result(handle);
     } catch (error) {
-      // A model error at the result URL is the job failing, not a failed poll.
-      if (error instanceof GatewayError && error.code === 'upstream_bad_request') return { state: 'failed', message: error.message };
+      // A failed request is COMPLETED and its result URL answers with the error: a model error
+      // (4xx), or any answer fal tags with an error_type (a runner that crashed, a request that
+      // timed out after fal's own retries). Anything else (a refused connection, an untagged
+      // 5xx) is a failed poll, tried again.
+      const tagged = error instanceof UpstreamStatusError && error.upstreamErrorType !== null;
+      if (tagged || (error instanceof GatewayError && error.code === 'upstream_bad_request')) {
+        return { state: 'failed', message: 'The upstream provider could not generate this video.' };
+      }
       throw error;
     }
     const video = (result as { video?: { url?: unknown } }).video;
@@ -73,24 +88,21 @@ export class FalProvider extends UpstreamAdapter<FalProviderConfig> implements I
   }
 
   async cancelVideo(_job: VideoJob, upstreamId: string): Promise<void> {
-    const handle = parseHandle(upstreamId);
-    await this.http.json({ method: 'PUT', url: handle.cancel_url, headers: this.auth(), timeoutMs: 30_000 });
+    await this.cancel(parseHandle(upstreamId));
+  }
+
+  private async cancel(handle: QueueHandle): Promise<void> {
+    await this.http.json({ method: 'PUT', url: handle.cancel_url, headers: this.auth(handle.cancel_url), timeoutMs: 30_000 });
   }
 
   private async runImage(job: ImageJob, input: Record<string, unknown>): Promise<ImageOutcome> {
     const handle = await this.submit(job.upstreamModel, input);
-    const deadline = Date.now() + IMAGE_WAIT_MS;
-    for (;;) {
-      const status = await this.status(handle);
-      if (status.state === 'failed') throw new GatewayError('upstream_bad_request', 'The upstream provider could not generate this image.');
-      if (status.state === 'completed') break;
-      // Stopped waiting (too long, or the client left): the queued job is cancelled, not left to run.
-      if (Date.now() > deadline || job.signal?.aborted) {
-        await this.http.json({ method: 'PUT', url: handle.cancel_url, headers: this.auth() }).catch(() => undefined);
-        throw new GatewayError('upstream_unavailable', job.signal?.aborted ? 'The image request was cancelled.' : 'The upstream provider did not finish the image in time.');
-      }
-      await new Promise((r) => setTimeout(r, this.config.imagePollMs ?? 250));
-    }
+    const state = await this.waitForImage(job, handle).catch(async (error: unknown) => {
+      // Stopped waiting (too long, the client left, the queue unreachable): the job is cancelled, not left to run.
+      await this.cancel(handle).catch(() => undefined);
+      throw error;
+    });
+    if (state === 'failed') throw new GatewayError('upstream_bad_request', 'The upstream provider could not generate this image.');
     const result = (await this.result(handle)) as { images?: { url?: unknown }[]; image?: { url?: unknown } };
     // Most fal image models answer {images: [...]}; some single-image ones {image: {...}}.
     const url = result.images?.[0]?.url ?? result.image?.url;
@@ -98,21 +110,47 @@ export class FalProvider extends UpstreamAdapter<FalProviderConfig> implements I
     return { bytes: await imageFromUrl(this.http, url, job.signal), usage: this.estimateImageUsage(job) };
   }
 
+  /**
+   * Polls an image job until it ends. A refusal of the poll itself (429, 5xx, a reset) is not
+   * the job failing: the poll is tried again, after the Retry-After the queue asked for or a
+   * growing pause, within the image's wait.
+   */
+  private async waitForImage(job: ImageJob, handle: QueueHandle): Promise<'completed' | 'failed'> {
+    const deadline = Date.now() + IMAGE_WAIT_MS;
+    const pollMs = this.config.imagePollMs ?? 250;
+    let pause = pollMs;
+    for (;;) {
+      if (job.signal?.aborted) throw new GatewayError('upstream_unavailable', 'The image request was cancelled.');
+      let status: VideoPoll | null = null;
+      try {
+        status = await this.status(handle);
+        pause = pollMs;
+      } catch (error) {
+        if (!isTransient(error)) throw error;
+        const retryAfter = Number(error.headers['retry-after'] ?? 0) * 1000;
+        pause = Math.max(retryAfter, Math.min(pause * 2, 5_000));
+      }
+      if (status?.state === 'failed' || status?.state === 'completed') return status.state;
+      if (Date.now() + pause > deadline) throw new GatewayError('upstream_unavailable', 'The upstream provider did not finish the image in time.');
+      await new Promise((r) => setTimeout(r, pause));
+    }
+  }
+
   private async submit(modelPath: string, input: Record<string, unknown>): Promise<QueueHandle> {
-    const path = modelPath.split('/').map(encodeURIComponent).join('/');
-    const { body } = await this.http.json<Partial<QueueHandle>>({ method: 'POST', url: `${this.base}/${path}`, headers: this.auth(), json: input });
+    const url = `${this.base}/${modelPath.split('/').map(encodeURIComponent).join('/')}`;
+    const { body } = await this.http.json<Partial<QueueHandle>>({ method: 'POST', url, headers: this.auth(url), json: input });
     return parseHandle(JSON.stringify(body));
   }
 
   private async status(handle: QueueHandle): Promise<VideoPoll> {
-    const { body } = await this.http.json<StatusBody>({ method: 'GET', url: handle.status_url, headers: this.auth(), timeoutMs: 30_000 });
+    const { body } = await this.http.json<StatusBody>({ method: 'GET', url: handle.status_url, headers: this.auth(handle.status_url), timeoutMs: 30_000 });
     switch (body.status) {
       case 'IN_QUEUE':
         return { state: 'queued', progress: 0 };
       case 'IN_PROGRESS':
         return { state: 'in_progress', progress: 50 };
       case 'COMPLETED':
-        return body.error ? { state: 'failed', message: 'The upstream provider could not generate this video.' } : { state: 'completed', output: { kind: 'url', url: '' } };
+        return body.error || body.error_type ? { state: 'failed', message: 'The upstream provider could not generate this video.' } : { state: 'completed', output: { kind: 'url', url: '' } };
       // Not in fal's documented three, but some queue-style partners end a job so.
       case 'FAILED':
       case 'ERROR':
@@ -127,7 +165,7 @@ export class FalProvider extends UpstreamAdapter<FalProviderConfig> implements I
   /** The finished job's output; a model error there means the job failed. */
   private async result(handle: QueueHandle): Promise<unknown> {
     try {
-      return (await this.http.json<unknown>({ method: 'GET', url: handle.response_url, headers: this.auth() })).body;
+      return (await this.http.json<unknown>({ method: 'GET', url: handle.response_url, headers: this.auth(handle.response_url) })).body;
     } catch (error) {
       if (error instanceof GatewayError && error.code === 'upstream_bad_request') {
         throw new GatewayError('upstream_bad_request', 'The upstream provider could not generate this output.');
@@ -136,9 +174,13 @@ export class FalProvider extends UpstreamAdapter<FalProviderConfig> implements I
     }
   }
 
-  private auth(): Record<string, string> {
+  /**
+   * The key goes only to the queue it was given for: the URLs a queue answer names are used as
+   * given, but one on another host gets no credentials (loopback names count as one host).
+   */
+  private auth(url: string): Record<string, string> {
     const key = this.config.apiKey();
-    return key ? { authorization: `Key ${key}` } : {};
+    return key && sameService(url, this.base) ? { authorization: `Key ${key}` } : {};
   }
 }
 
@@ -157,8 +199,19 @@ function parseHandle(text: string): QueueHandle {
   return value as QueueHandle;
 }
 
-function mimeOf(path: string): string {
-  if (path.endsWith('.png')) return 'image/png';
-  if (path.endsWith('.webp')) return 'image/webp';
-  return 'image/jpeg';
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+function sameService(url: string, base: string): boolean {
+  const [a, b] = [new URL(url), new URL(base)];
+  if (a.origin === b.origin) return true;
+  return a.protocol === b.protocol && a.port === b.port && LOOPBACK.has(a.hostname) && LOOPBACK.has(b.hostname);
+}
+
+/** The nearest of the aspect ratios fal's video models list, for a named or exact size. */
+function aspectRatioOf(size: string): string {
+  const exact = /^(\d+)x(\d+)$/.exec(size);
+  if (!exact) return '16:9';
+  const ratio = Number(exact[1]) / Number(exact[2]);
+  const choices: [string, number][] = [['16:9', 16 / 9], ['9:16', 9 / 16], ['1:1', 1], ['4:3', 4 / 3], ['3:4', 3 / 4]];
+  return choices.reduce((best, c) => (Math.abs(Math.log(c[1] / ratio)) < Math.abs(Math.log(best[1] / ratio)) ? c : best))[0];
 }

@@ -6,7 +6,7 @@ import { readFile, rename, rm } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import type { TokenUsage } from '../../billing/pricing.js';
 import type { ImageEditJob, ImageJob, ImageOutcome, ImageProvider, ImageStreamOutcome, VideoJob, VideoPoll, VideoProvider } from '../provider.js';
-import { decodeImageBase64, parseImagesJson, type ImagesJson } from '../upstream/image-payload.js';
+import { decodeImageBase64, parseImagesJson, referenceMime, type ImagesJson } from '../upstream/image-payload.js';
 import { imageFromUrl } from '../upstream/image-url.js';
 import { readImagesJson } from '../upstream/images-json-stream.js';
 import type { UpstreamProviderConfig, UpstreamRequest } from '../upstream/upstream-client.js';
@@ -85,7 +85,10 @@ export class OpenAIProvider extends UpstreamAdapter<UpstreamProviderConfig> impl
     form.append('prompt', job.prompt);
     form.append('seconds', String(job.seconds));
     form.append('size', job.size);
-    for (const path of job.referencePaths) form.append('input_reference', new Blob([await readFile(path)]), path.split('/').pop() ?? 'reference');
+    // The part's type is the image's (a strict upstream refuses application/octet-stream).
+    for (const path of job.referencePaths) {
+      form.append('input_reference', new Blob([await readFile(path)], { type: referenceMime(path) }), path.split('/').pop() ?? 'reference');
+    }
     const { body } = await this.http.json<VideoObject>({ method: 'POST', url: `${this.base}/videos`, headers: this.auth(), form });
     if (typeof body.id !== 'string' || body.id.length === 0) throw invalidResponse('the created video has no id');
     return body.id;

@@ -3,7 +3,7 @@
 // GatewayError. Raw upstream bodies are logged with secrets redacted, never returned.
 import type { Agent, Dispatcher, FormData } from 'undici';
 import type { Logger } from '../../logger.js';
-import { errorForStatus, invalidResponse, unavailable } from './upstream-errors.js';
+import { errorForStatus, invalidResponse, unavailable, UpstreamStatusError } from './upstream-errors.js';
 
 export interface UpstreamTimeouts {
   connectMs: number;
@@ -200,7 +200,8 @@ export class UpstreamClient {
       }
       const text = await response.body.text().catch(() => '');
       this.logBody({ ...request, url }, response.statusCode, text, 'upstream answered with an error');
-      throw errorForStatus(response.statusCode, headerOf(response.headers, 'retry-after'));
+      const mapped = errorForStatus(response.statusCode, headerOf(response.headers, 'retry-after'));
+      throw new UpstreamStatusError(mapped, response.statusCode, headerOf(response.headers, 'x-fal-error-type') ?? errorTypeIn(text));
     }
   }
 
@@ -231,6 +232,16 @@ function redirectTarget(from: string, location: string): URL {
 
 function withoutCredentials(headers: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).filter(([name]) => !['authorization', 'cookie', 'x-api-key'].includes(name.toLowerCase())));
+}
+
+/** The `error_type` field of a JSON error body, if there is one. */
+function errorTypeIn(text: string): string | null {
+  try {
+    const value = (JSON.parse(text) as { error_type?: unknown } | null)?.error_type;
+    return typeof value === 'string' && value.length > 0 ? value : null;
+  } catch {
+    return null;
+  }
 }
 
 function headerOf(headers: Dispatcher.ResponseData['headers'], name: string): string | null {

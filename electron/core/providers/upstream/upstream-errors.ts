@@ -5,6 +5,22 @@
 //   a 2xx that breaks the endpoint contract -> 502 upstream_invalid_response
 import { GatewayError } from '../../errors.js';
 
+/**
+ * A non-2xx upstream answer, already in the gateway's words (code, message, param). What the
+ * upstream said about it stays on the side, for adapters to read, and never reaches a client:
+ * its status and its machine-readable error category (fal's `error_type`, given as the
+ * `X-Fal-Error-Type` header or in the body), null when it gave none.
+ */
+export class UpstreamStatusError extends GatewayError {
+  constructor(
+    mapped: GatewayError,
+    readonly upstreamStatus: number,
+    readonly upstreamErrorType: string | null,
+  ) {
+    super(mapped.code, mapped.message, mapped.param, mapped.headers);
+  }
+}
+
 export function errorForStatus(status: number, retryAfter: string | null): GatewayError {
   if (status === 429) {
     const seconds = retryAfterSeconds(retryAfter);
