@@ -1,6 +1,7 @@
 // The Fastify app: security hooks, the error boundary, and thin /v1 routes over the core.
 import multipart from '@fastify/multipart';
 import { createServer } from 'node:http';
+import type { Duplex } from 'node:stream';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Gateway } from '../core/gateway.js';
 import type { Studio } from '../core/studio/studio.js';
@@ -58,6 +59,8 @@ export async function buildHttpApp(gateway: Gateway, options: HttpOptions = {}):
           : new GatewayError('invalid_request', `The request could not be read: ${error.message.replace(/'.*'/, 'the URL')}.`);
       sendGatewayError(reply, mapped);
     },
+    // Requests Node's parser refuses (malformed, headers too large) never reach Fastify's routing.
+    clientErrorHandler: (error, socket) => answerClientError(error, socket, nextRequestId()),
     requestIdHeader: false,
     bodyLimit: 1024 * 1024,
     return503OnClosing: true,
@@ -92,6 +95,25 @@ export async function buildHttpApp(gateway: Gateway, options: HttpOptions = {}):
 }
 
 /** req_<random per process><counter>: unique without drawing random bytes on every request. */
+/** The standard error body for a request that could not be parsed, written straight to the socket. */
+function answerClientError(error: Error & { code?: string }, socket: Duplex, requestId: string): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const [status, reason, message] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request Header Fields Too Large', 'The request headers are too large.']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout', 'The request took too long to arrive.']
+        : [400, 'Bad Request', 'The request is not valid HTTP/1.1.'];
+  const body = JSON.stringify(new GatewayError('invalid_request', message).toBody());
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `x-request-id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
 function requestIds(): () => string {
   const prefix = `req_${randomId(10)}`;
   let counter = 0;

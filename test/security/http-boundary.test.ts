@@ -169,6 +169,21 @@ describe('DNS rebinding: the Host header', () => {
   });
 });
 
+describe('requests Node cannot parse', () => {
+  it.each([
+    ['an unknown method', 'FOO /v1/models HTTP/1.1\r\nHost: localhost\r\n\r\n', 400],
+    ['an unknown HTTP version', 'GET /v1/models HTTP/9.9\r\nHost: localhost\r\n\r\n', 400],
+    ['both Content-Length and chunked', 'POST /v1/videos HTTP/1.1\r\nHost: localhost\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n', 400],
+    ['20 KB of headers', `GET /v1/models HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431],
+  ])('%s -> the standard error body with its status and a request id', async (_name, text, status) => {
+    const answer = await rawSocket(text);
+    expect(answer).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+    expect(answer).toMatch(/\r\nx-request-id: req_\w+\r\n/);
+    const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as { error: Record<string, unknown> };
+    expect(body).toEqual({ error: { message: expect.any(String), type: 'invalid_request', code: 'invalid_request', param: null } });
+  });
+});
+
 describe('CORS is closed', () => {
   it('no route sends Access-Control-* headers, whatever the Origin', async () => {
     for (const origin of ['http://evil.example', 'null', 'http://localhost:3000']) {
