@@ -44,6 +44,10 @@ export async function readMultipartForm(request: FastifyRequest, spec: FormSpec)
   try {
     for await (const part of parts) {
       const name = part.fieldname;
+      if (!name) {
+        if (part.type === 'file') part.file.resume();
+        throw invalid('A form part has no field name.', null);
+      }
       if (part.type === 'file') {
         if (baseName(name) !== spec.fileField) {
           part.file.resume();

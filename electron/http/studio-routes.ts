@@ -9,11 +9,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../core/errors.js';
 import { RENDERER_DIST } from '../project-paths.js';
 import type { Studio } from '../core/studio/studio.js';
-import { tokenMatches } from '../core/studio/studio-token.js';
+import { studioCookie, tokenMatches } from '../core/studio/studio-token.js';
 import { bearerToken } from './auth.js';
 import { sendFileWithRanges } from './send-file-range.js';
 
-export const STUDIO_COOKIE = 'mgw_studio';
 const STUDIO_BODY_LIMIT = 48 * 1024 * 1024;
 const HEARTBEAT_MS = 15_000;
 
@@ -21,12 +20,12 @@ const HEARTBEAT_MS = 15_000;
 export const STUDIO_CSP =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; media-src 'self' blob:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'";
 
-function cookieToken(request: FastifyRequest): string | null {
+function cookieValue(request: FastifyRequest, cookieName: string): string | null {
   const header = request.headers.cookie;
   if (!header) return null;
   for (const part of header.split(';')) {
     const [name, ...value] = part.trim().split('=');
-    if (name === STUDIO_COOKIE) {
+    if (name === cookieName) {
       try {
         return decodeURIComponent(value.join('='));
       } catch {
@@ -38,16 +37,30 @@ function cookieToken(request: FastifyRequest): string | null {
 }
 
 export function registerStudioRoutes(app: FastifyInstance, studio: Studio, ownerToken: string): void {
+  const cookie = studioCookie(ownerToken);
   const guard = async (request: FastifyRequest): Promise<void> => {
-    const given = bearerToken(request.headers.authorization) ?? cookieToken(request);
-    if (!tokenMatches(ownerToken, given)) {
+    const bearer = bearerToken(request.headers.authorization);
+    const session = cookieValue(request, cookie.name);
+    if (bearer === null && session === null && request.headers.authorization === undefined) {
+      throw new GatewayError('missing_api_key', 'The studio needs the owner token printed by mgw serve.');
+    }
+    if (!(bearer !== null ? tokenMatches(ownerToken, bearer) : tokenMatches(cookie.value, session))) {
       throw new GatewayError('invalid_api_key', 'The studio needs the owner token printed by mgw serve.');
     }
   };
 
   app.post('/studio/session', { onRequest: guard }, async (_request, reply) => {
-    reply.header('set-cookie', `${STUDIO_COOKIE}=${ownerToken}; HttpOnly; SameSite=Strict; Path=/studio`);
+    reply.header('set-cookie', `${cookie.name}=${cookie.value}; HttpOnly; SameSite=Strict; Path=/studio`);
     return reply.code(204).send();
+  });
+  // GET on the API and session routes is a wrong method, not a studio file to look for.
+  app.get('/studio/api/*', async (request, reply) => {
+    reply.header('allow', 'POST');
+    throw new GatewayError('method_not_allowed', `Method GET is not allowed on ${request.url.split('?')[0]}.`);
+  });
+  app.get('/studio/session', async (request, reply) => {
+    reply.header('allow', 'POST');
+    throw new GatewayError('method_not_allowed', `Method GET is not allowed on ${request.url.split('?')[0]}.`);
   });
 
   app.post<{ Params: { method: string } }>(

@@ -157,6 +157,15 @@ describe('POST /v1/images/edits rejections', () => {
     await t.gateway.catalog.remove('local-image-small');
   });
 
+  it('a part without a field name, file or text -> 400, never 500', async () => {
+    for (const part of ['Content-Disposition: form-data\r\n\r\nno name', 'Content-Disposition: form-data; filename="a.png"\r\nContent-Type: image/png\r\n\r\n' + png.toString('latin1')]) {
+      const body = Buffer.from(`--XyZ\r\n${part}\r\n--XyZ--\r\n`, 'latin1');
+      const response = await request(url(), { method: 'POST', headers: { authorization: `Bearer ${paid.token}`, 'content-type': 'multipart/form-data; boundary=XyZ' }, body });
+      expect(response.status).toBe(400);
+      expect(errorOf(response)).toMatchObject({ code: 'invalid_request', param: null });
+    }
+  });
+
   it('JSON instead of multipart -> 400', async () => {
     const response = await postJson(url(), { ...fields, image: 'abc' }, paid.token);
     expect(response.status).toBe(400);

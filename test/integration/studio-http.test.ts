@@ -42,7 +42,7 @@ describe('studio API guard', () => {
     for (const path of ['/api/catalog.list', '/events', '/media/gallery/img_aaaaaaaaaaaaaaaa.png']) {
       const response = await request(`${base}${path}`, { method: path.startsWith('/api') ? 'POST' : 'GET', headers: { 'content-type': 'application/json' }, body: path.startsWith('/api') ? '{}' : undefined });
       expect(response.status).toBe(401);
-      expect(errorOf(response).code).toBe('invalid_api_key');
+      expect(errorOf(response).code).toBe('missing_api_key');
     }
     const wrong = await call('catalog.list', {}, { authorization: 'Bearer nope' });
     expect(wrong.status).toBe(401);
@@ -60,6 +60,24 @@ describe('studio API guard', () => {
     const viaCookie = await call<{ models: unknown[] }>('catalog.list', {}, { cookie: cookie.split(';')[0]! });
     expect(viaCookie.status).toBe(200);
     expect(viaCookie.body.models.length).toBeGreaterThanOrEqual(4);
+    // Browsers send localhost cookies to every port: the cookie is not the owner token, and its
+    // name is this gateway's own.
+    expect(cookie).not.toContain(token);
+    expect(cookie).toMatch(/^mgw_studio_[0-9a-f]{12}=/);
+    const [name] = cookie.split('=');
+    expect((await call('catalog.list', {}, { cookie: `${name}=${token}` })).status).toBe(401);
+  });
+
+  it('no token -> 401 missing_api_key; GET on an API method or the session -> 405 Allow: POST', async () => {
+    const none = await call('catalog.list', {}, {});
+    expect(none.status).toBe(401);
+    expect(errorOf(none).code).toBe('missing_api_key');
+    for (const path of ['/api/catalog.list', '/session']) {
+      const response = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${token}` } });
+      expect(response.status).toBe(405);
+      expect(response.headers.get('allow')).toBe('POST');
+      expect(((await response.json()) as { error: { code: string } }).error.code).toBe('method_not_allowed');
+    }
   });
 
   it('unknown methods -> 404, bad input -> 400 with param', async () => {

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VideoTask } from '../../shared/api-types.js';
 import { STUDIO_METHODS, type GalleryItem, type StudioVideo } from '../../shared/studio-contract.js';
 import { createStudio, type Studio } from '../../electron/core/studio/studio.js';
-import { loadStudioToken } from '../../electron/core/studio/studio-token.js';
+import { loadStudioToken, studioCookie } from '../../electron/core/studio/studio-token.js';
 import { startHttpServer, type RunningServer } from '../../electron/http/server.js';
 import { startTestGateway, USD, type TestGateway } from '../helpers/gateway.js';
 import { errorOf } from '../helpers/http.js';
@@ -297,12 +297,15 @@ describe('the studio API guard', () => {
       ['the owner token with a typo', { authorization: `Bearer ${ownerToken.slice(0, -1)}${ownerToken.endsWith('a') ? 'b' : 'a'}` }],
       ['the owner token as Basic', { authorization: `Basic ${Buffer.from(`owner:${ownerToken}`).toString('base64')}` }],
       ['the owner token in another cookie', { cookie: `session=${ownerToken}` }],
+      ['the owner token as the studio cookie', { cookie: `${studioCookie(ownerToken).name}=${ownerToken}` }],
     ];
     for (const method of STUDIO_METHODS) {
       for (const [label, headers] of wrong) {
         const response = await studioApi(method, {}, headers);
         checkResponse(response, { statuses: [401], label: `${method} with ${label}` });
-        expect(errorOf(response).code).toBe('invalid_api_key');
+        // No bearer header and no studio cookie is no credential at all.
+        const none = headers.authorization === undefined && !headers.cookie?.startsWith('mgw_studio_');
+        expect(errorOf(response).code).toBe(none ? 'missing_api_key' : 'invalid_api_key');
       }
     }
     for (const [method, path] of [['GET', '/studio/events'], ['GET', `/studio/media/${galleryItem.media}`], ['POST', '/studio/session'], ['GET', `/studio/media/${ownerVideo.media}`]] as const) {

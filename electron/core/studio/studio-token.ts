@@ -1,6 +1,6 @@
 // The owner token guards the studio API in headless mode: random per data dir, kept in a file
 // only the owner can read, compared in constant time.
-import { randomBytes, timingSafeEqual, createHash } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -23,4 +23,17 @@ const digest = (value: string): Buffer => createHash('sha256').update(value).dig
 export function tokenMatches(expected: string, given: string | undefined | null): boolean {
   if (!given) return false;
   return timingSafeEqual(digest(expected), digest(given));
+}
+
+/**
+ * The studio's session cookie, derived from the owner token but never the token itself: browsers
+ * send a localhost cookie to every port, so the cookie must not give away the secret of the
+ * token file. Its name carries a fingerprint of the token, so two gateways on one machine (two
+ * data dirs) keep their own sessions.
+ */
+export function studioCookie(ownerToken: string): { name: string; value: string } {
+  return {
+    name: `mgw_studio_${digest(ownerToken).toString('hex').slice(0, 12)}`,
+    value: createHmac('sha256', ownerToken).update('mgw studio session cookie').digest('base64url'),
+  };
 }
