@@ -5,7 +5,7 @@ import { modelsCommand } from './cli/models-command.js';
 import { providersCommand } from './cli/providers-command.js';
 import { serveCommand } from './cli/serve-command.js';
 import { UsageError } from './cli/args.js';
-import { resolveDataDir } from './core/config.js';
+import { loadSettings, resolveDataDir } from './core/config.js';
 import { isGatewayError } from './core/errors.js';
 import { storageError } from './core/store/storage-errors.js';
 import { createGateway, type Gateway } from './core/gateway.js';
@@ -66,7 +66,10 @@ export async function main(argv: string[]): Promise<number> {
     const group = GROUPS[command];
     if (!group) throw new UsageError(`unknown command "${command}" (try: mgw help)`);
     if (!sub) throw new UsageError(`"mgw ${command}" needs a subcommand (try: mgw help)`);
-    const gateway = await createGateway({ dataDir: resolveDataDir(dataDir) });
+    // The same limits as the server on this data dir (daily tokens, billing period), so usage
+    // and balances read here agree with what it enforces.
+    const dir = resolveDataDir(dataDir);
+    const gateway = await createGateway({ dataDir: dir, limits: loadSettings(dir).limits });
     try {
       await group(gateway, sub, tail);
     } finally {

@@ -7,6 +7,7 @@ import { app, BrowserWindow, ipcMain, net, protocol, safeStorage, session } from
 import Store from 'electron-store';
 import pino from 'pino';
 import { createGateway, startBackgroundWork } from './core/gateway.js';
+import { loadSettings } from './core/config.js';
 import type { SecretStore } from './core/secret-store.js';
 import { createStudio } from './core/studio/studio.js';
 import { startHttpServer, type RunningServer } from './http/server.js';
@@ -53,7 +54,8 @@ export async function startShell(): Promise<void> {
   const settings = new Store<ShellSettings>({ defaults: { host: '127.0.0.1', port: 8787, allowedHosts: [], secrets: {} } });
   const logger = pino({ level: process.env.MGW_LOG_LEVEL ?? 'info' });
   const dataDir = process.env.MGW_DATA_DIR ?? app.getPath('userData');
-  const gateway = await createGateway({ dataDir, logger, secrets: safeStorageSecrets(settings) });
+  // Limits live in the data dir's config.json, shared with mgw serve and the CLI.
+  const gateway = await createGateway({ dataDir, logger, secrets: safeStorageSecrets(settings), limits: loadSettings(dataDir).limits });
   await startBackgroundWork(gateway);
   let server: RunningServer | null = null;
   const studio = await createStudio(gateway, { version: appVersion(), apiBaseUrl: () => server?.baseUrl ?? null });

@@ -1,4 +1,4 @@
-import { rmSync, statSync } from 'node:fs';
+import { rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/gateway.js';
@@ -136,6 +136,15 @@ describe('mgw keys and balance', () => {
     expect(usage.totals.spend_usd).toBe((ok.body as { usage: { cost_usd: string } }).usage.cost_usd);
     expect(run('keys', 'update', key.id).status).toBe(2);
     expect(run('keys', 'update', key.id, '--access', 'gold').status).toBe(2);
+  });
+
+  it("commands read the data dir's config.json limits, as the server does", () => {
+    const dir = tempDir('mgw-limits-');
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ limits: { dailyTokens: { free: 2500 } } }));
+    const key = JSON.parse(mgw(['keys', 'create', '--access', 'free', '--json', '--data-dir', dir]).stdout) as { id: string };
+    const usage = JSON.parse(mgw(['keys', 'usage', key.id, '--json', '--data-dir', dir]).stdout) as { daily_token_quota: number };
+    expect(usage.daily_token_quota).toBe(2500);
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('unknown key ids are reported in one line', () => {
