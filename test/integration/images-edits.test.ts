@@ -166,6 +166,23 @@ describe('POST /v1/images/edits rejections', () => {
     }
   });
 
+  it("a record's own file limits apply without the image_edit flag; one listing no sizes edits at the reference's size", async () => {
+    const base = structuredClone((await t.gateway.catalog.find('local-image'))!.record);
+    const { image_edit: _flag, ...capabilities } = base.capabilities;
+    await t.gateway.catalog.put({
+      record: { ...base, id: 'wide-edit', capabilities: { ...capabilities, max_reference_images: 5, supported_sizes: [] } },
+      providerId: 'local',
+      upstreamModel: 'wide-edit',
+    });
+    const four: [string, Buffer][] = [['image', png], ['image', png], ['image', png], ['image', png]];
+    const response = await postForm(url(), form({ model: 'wide-edit', prompt: 'grayscale' }, four), paid.token);
+    expect(response.status).toBe(200);
+    const one = await postForm(url(), form({ model: 'wide-edit', prompt: 'grayscale' }, [['image', png]]), paid.token);
+    expect(one.status).toBe(200);
+    expect(await decodeB64((one.body as { data: { b64_json: string }[] }).data[0]!.b64_json)).toMatchObject({ width: 320, height: 200 });
+    await t.gateway.catalog.remove('wide-edit');
+  });
+
   it('JSON instead of multipart -> 400', async () => {
     const response = await postJson(url(), { ...fields, image: 'abc' }, paid.token);
     expect(response.status).toBe(400);

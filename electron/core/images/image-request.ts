@@ -27,14 +27,18 @@ export async function resolveImageModel(
   const entry = await catalog.find(model);
   if (!entry) throw invalid(`The model "${model}" does not exist. GET /v1/models lists the available models.`, 'model');
   const { record } = entry;
-  const capability = operation === 'generation' ? record.capabilities.image_generation : record.capabilities.image_edit;
-  if (!record.modalities.output.includes('image') || capability === false || record.pricing_mode !== 'token') {
-    throw invalid(`The model "${model}" does not support image ${operation}.`, 'model');
-  }
-  if (operation === 'edit' && !record.modalities.input.includes('image')) {
-    throw invalid(`The model "${model}" does not accept input images.`, 'model');
+  if (!supportsImageOperation(record, operation)) {
+    const inputs = operation === 'edit' && record.modalities.output.includes('image') && !record.modalities.input.includes('image');
+    throw invalid(inputs ? `The model "${model}" does not accept input images.` : `The model "${model}" does not support image ${operation}.`, 'model');
   }
   return entry;
+}
+
+/** An image model for this operation: image output, token priced, not flagged off; edits take image input. */
+export function supportsImageOperation(record: ModelRecord, operation: 'generation' | 'edit'): boolean {
+  const capability = operation === 'generation' ? record.capabilities.image_generation : record.capabilities.image_edit;
+  if (!record.modalities.output.includes('image') || capability === false || record.pricing_mode !== 'token') return false;
+  return operation === 'generation' || record.modalities.input.includes('image');
 }
 
 export function checkPrompt(prompt: string, record: ModelRecord): void {
@@ -62,9 +66,11 @@ export function checkN(n: number | undefined): void {
 }
 
 /** Parses and checks `size` against the model's supported_sizes; returns the default when absent. */
-export function resolveSize(size: string | undefined, record: ModelRecord): ImageSize & { given: boolean } {
+export function resolveSize(size: string | undefined, record: ModelRecord, operation: 'generation' | 'edit' = 'generation'): ImageSize & { given: boolean } {
   const supported = record.capabilities.supported_sizes ?? [];
-  const chosen = size ?? (supported.includes('1024x1024') ? '1024x1024' : supported[0]);
+  // An edit without a size keeps its reference's size, so it needs no listed default.
+  const fallback = operation === 'edit' ? '1024x1024' : undefined;
+  const chosen = size ?? (supported.includes('1024x1024') ? '1024x1024' : (supported[0] ?? fallback));
   if (chosen === undefined) throw invalid(`The model "${record.id}" lists no supported sizes.`, 'model');
   const match = SIZE.exec(chosen);
   if (!match) throw invalid(`size must have the form <width>x<height>, for example 1024x1024.`, 'size');

@@ -88,7 +88,7 @@ export class ImageService {
   async edit(principal: Principal, request: EditImageRequest): Promise<ImageResult> {
     const entry = await resolveImageModel(this.catalog, request.model, 'edit');
     checkPrompt(request.prompt, entry.record);
-    const size = resolveSize(request.size, entry.record);
+    const size = resolveSize(request.size, entry.record, 'edit');
     checkReferenceImages(request.images, entry.record);
     assertModelAccess(principal, entry.record);
     await checkImagesDecode(request.images);

@@ -5,6 +5,7 @@ import type { Gateway } from '../../core/gateway.js';
 import { parseUsd } from '../../core/billing/money.js';
 import { invalid, isGatewayError } from '../../core/errors.js';
 import type { ImageResultStream } from '../../core/images/image-service.js';
+import { supportsImageOperation } from '../../core/images/image-request.js';
 import { principalOf } from '../auth.js';
 import type { RouteGuards } from '../route-guards.js';
 import { readMultipartForm } from '../multipart-form.js';
@@ -168,7 +169,7 @@ async function editLimits(gateway: Gateway): Promise<{ maxFileBytes: number; max
   let maxFileBytes = 0;
   let maxFiles = 1;
   for (const record of await gateway.catalog.list()) {
-    if (!record.capabilities.image_edit) continue;
+    if (!supportsImageOperation(record, 'edit')) continue;
     maxFileBytes = Math.max(maxFileBytes, record.capabilities.max_reference_image_bytes ?? 0);
     maxFiles = Math.max(maxFiles, record.capabilities.max_reference_images ?? 1);
   }
