@@ -30,6 +30,7 @@ export async function serveCommand(argv: string[], dataDir: string): Promise<voi
     host,
     port,
     allowedHosts: settings.allowedHosts,
+    allowedOrigins: settings.allowedOrigins,
     allowAnonymous: settings.allowAnonymous,
     logger,
     studio: { studio, ownerToken },

@@ -17,13 +17,15 @@ export function resolveDataDir(flag?: string): string {
 export interface Settings {
   /** Host names answered besides localhost / 127.0.0.1 / [::1] (DNS-rebinding defense). */
   allowedHosts: string[];
+  /** Browser origins (scheme://host[:port]) allowed to call /v1 with CORS; none by default. */
+  allowedOrigins: string[];
   /** Requests without a token act as the anonymous principal (turbo models, its limits). */
   allowAnonymous: boolean;
   /** Request windows, daily tokens and the billing period, over the defaults. */
   limits: LimitOverrides;
 }
 
-export const DEFAULT_SETTINGS: Settings = { allowedHosts: [], allowAnonymous: false, limits: {} };
+export const DEFAULT_SETTINGS: Settings = { allowedHosts: [], allowedOrigins: [], allowAnonymous: false, limits: {} };
 
 export const settingsPath = (dataDir: string): string => join(dataDir, 'config.json');
 
@@ -42,6 +44,9 @@ export function loadSettings(dataDir: string): Settings {
   const settings = { ...DEFAULT_SETTINGS, ...(raw as Partial<Settings>) };
   if (!Array.isArray(settings.allowedHosts) || !settings.allowedHosts.every((h) => typeof h === 'string')) {
     throw new GatewayError('invalid_request', `${path}: allowedHosts must be an array of host names.`);
+  }
+  if (!Array.isArray(settings.allowedOrigins) || !settings.allowedOrigins.every((o) => typeof o === 'string' && /^https?:\/\/[^/\s?#]+$/.test(o))) {
+    throw new GatewayError('invalid_request', `${path}: allowedOrigins must be an array of origins such as "http://localhost:3000".`);
   }
   if (typeof settings.allowAnonymous !== 'boolean') {
     throw new GatewayError('invalid_request', `${path}: allowAnonymous must be true or false.`);

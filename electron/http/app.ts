@@ -17,6 +17,7 @@ import { registerImageEditRoute, registerImageGenerationRoute } from './routes/i
 import { registerModelRoutes } from './routes/models.js';
 import { registerVideoRoutes } from './routes/videos.js';
 import { makeCatalogFastPath } from './catalog-fast-path.js';
+import { installCors } from './cors.js';
 import { makeHostCheck, makeHostGuard } from './security.js';
 
 export interface HttpOptions {
@@ -25,6 +26,8 @@ export interface HttpOptions {
   logger?: FastifyBaseLogger;
   /** Requests without a token act as the anonymous principal (config.json allowAnonymous). */
   allowAnonymous?: boolean;
+  /** Browser origins allowed to call /v1 (CORS); none by default. */
+  allowedOrigins?: readonly string[];
   /** The studio door (headless mode): its core and the owner token that guards it. */
   studio?: { studio: Studio; ownerToken: string };
 }
@@ -32,7 +35,10 @@ export interface HttpOptions {
 export async function buildHttpApp(gateway: Gateway, options: HttpOptions = {}): Promise<FastifyInstance> {
   const isAllowedHost = makeHostCheck(options.allowedHosts ?? []);
   const nextRequestId = requestIds();
-  const catalogFastPath = makeCatalogFastPath(gateway.catalog, isAllowedHost, nextRequestId);
+  // With CORS configured, a request carrying an Origin goes through the hooks that answer it.
+  const fastPath = makeCatalogFastPath(gateway.catalog, isAllowedHost, nextRequestId);
+  const corsOn = (options.allowedOrigins ?? []).length > 0;
+  const catalogFastPath: typeof fastPath = (req, res) => !(corsOn && req.headers.origin !== undefined) && fastPath(req, res);
   const app = Fastify({
     serverFactory: (handler) => {
       // requireHostHeader off: a request without Host then reaches the Host guard, which answers
@@ -75,6 +81,7 @@ export async function buildHttpApp(gateway: Gateway, options: HttpOptions = {}):
   });
 
   app.addHook('onRequest', makeHostGuard(isAllowedHost));
+  installCors(app, options.allowedOrigins ?? []);
   installErrorBoundary(app, () => knownRoutes);
   installActivityHook(app, gateway.activity);
   installRateRefunds(app, gateway.access);

@@ -8,6 +8,7 @@ export interface ServerOptions {
   host: string;
   port: number;
   allowedHosts?: readonly string[];
+  allowedOrigins?: readonly string[];
   logger?: FastifyBaseLogger;
   studio?: HttpOptions['studio'];
   allowAnonymous?: boolean;
@@ -28,6 +29,7 @@ export interface RunningServer {
 export async function startHttpServer(gateway: Gateway, options: ServerOptions): Promise<RunningServer> {
   const app = await buildHttpApp(gateway, {
     ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
+    ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.studio ? { studio: options.studio } : {}),
     ...(options.allowAnonymous ? { allowAnonymous: true } : {}),

@@ -211,6 +211,41 @@ describe('CORS is closed', () => {
   });
 });
 
+describe('CORS with origins the owner configured', () => {
+  const allowed = 'http://localhost:3000';
+  let open: RunningServer;
+  beforeAll(async () => {
+    open = await startHttpServer(t.gateway, { host: '127.0.0.1', port: 0, allowedOrigins: [allowed], studio: { studio, ownerToken } });
+  });
+  afterAll(() => open.close());
+  const corsHeaders = (headers: Headers) => Object.fromEntries([...headers.entries()].filter(([name]) => name.startsWith('access-control-')));
+
+  it('a preflight from a listed origin is answered 204 for /v1; the answer names the origin', async () => {
+    const preflight = await rawRequest({ port: open.port, method: 'OPTIONS', path: '/v1/images/generations', headers: { origin: allowed, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' } });
+    expect(preflight.status).toBe(204);
+    expect(corsHeaders(preflight.headers)).toMatchObject({ 'access-control-allow-origin': allowed, 'access-control-allow-methods': expect.stringContaining('POST'), 'access-control-allow-headers': expect.stringContaining('authorization') });
+    const models = await rawRequest({ port: open.port, method: 'GET', path: '/v1/models', headers: { origin: allowed } });
+    expect(models.status).toBe(200);
+    expect(models.headers.get('access-control-allow-origin')).toBe(allowed);
+    expect(models.headers.get('vary')).toMatch(/Origin/);
+    const image = await rawRequest({ port: open.port, method: 'POST', path: '/v1/images/generations', headers: { origin: allowed, authorization: `Bearer ${key.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'local-image', prompt: 'cors', size: '256x256' }) });
+    expect(image.status).toBe(200);
+    expect(image.headers.get('access-control-allow-origin')).toBe(allowed);
+    expect(image.headers.get('access-control-expose-headers')).toMatch(/x-ratelimit-remaining-requests/);
+  });
+
+  it('any other origin, and the studio, still get no CORS header', async () => {
+    for (const [origin, method, path] of [
+      ['http://evil.example', 'GET', '/v1/models'],
+      ['http://localhost:3001', 'OPTIONS', '/v1/images/generations'],
+      [allowed, 'POST', '/studio/api/system.info'],
+    ] as const) {
+      const response = await rawRequest({ port: open.port, method, path, headers: { origin, 'access-control-request-method': 'POST', authorization: `Bearer ${ownerToken}`, 'content-type': 'application/json' }, ...(method === 'POST' ? { body: '{}' } : {}) });
+      expect(corsHeaders(response.headers), `${origin} ${method} ${path}`).toEqual({});
+    }
+  });
+});
+
 describe('path traversal', () => {
   const neverTheFile = (bytes: Buffer, label: string) => {
     const text = bytes.toString('latin1');
