@@ -73,6 +73,9 @@ export async function buildHttpApp(gateway: Gateway, options: HttpOptions = {}):
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, allErrors: false, allowUnionTypes: true } },
   });
   app.decorateRequest('principal', null);
+  // Every body this API takes is JSON or multipart: text/plain is an unsupported type, not a
+  // string for the schema to call "not an object".
+  app.removeContentTypeParser('text/plain');
 
   const knownRoutes: KnownRoute[] = [];
   app.addHook('onRoute', (route) => {

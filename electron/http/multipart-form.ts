@@ -51,6 +51,7 @@ export async function readMultipartForm(request: FastifyRequest, spec: FormSpec)
       if (part.type === 'file') {
         if (baseName(name) !== spec.fileField) {
           part.file.resume();
+          if (spec.textFields.includes(name)) throw invalid(`${name} must be a text field of the form, not a file.`, name);
           throw unsupportedField(name);
         }
         if (files.length >= spec.maxFiles) {

@@ -157,6 +157,14 @@ describe('POST /v1/images/edits rejections', () => {
     await t.gateway.catalog.remove('local-image-small');
   });
 
+  it('model sent as a file -> 400 saying it must be a text field', async () => {
+    const data = form({ prompt: 'x' }, [['image', png], ['model', png]]);
+    const response = await postForm(url(), data, paid.token);
+    expect(response.status).toBe(400);
+    expect(errorOf(response)).toMatchObject({ code: 'invalid_request', param: 'model' });
+    expect(errorOf(response).message).toMatch(/must be a text field/);
+  });
+
   it('a part without a field name, file or text -> 400, never 500', async () => {
     for (const part of ['Content-Disposition: form-data\r\n\r\nno name', 'Content-Disposition: form-data; filename="a.png"\r\nContent-Type: image/png\r\n\r\n' + png.toString('latin1')]) {
       const body = Buffer.from(`--XyZ\r\n${part}\r\n--XyZ--\r\n`, 'latin1');

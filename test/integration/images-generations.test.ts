@@ -119,6 +119,14 @@ describe('POST /v1/images/generations rejections', () => {
     await t.gateway.catalog.remove('chat-only');
   });
 
+  it('counts a prompt in characters, not UTF-16 units: 16,001 emoji are within 32,000', async () => {
+    const emoji = await postJson(url(), { model: 'local-image', prompt: '\u{1F30A}'.repeat(16_001), size: '256x256' }, paid.token);
+    expect(emoji.status).toBe(200);
+    const over = await postJson(url(), { model: 'local-image', prompt: '\u{1F30A}'.repeat(32_001), size: '256x256' }, paid.token);
+    expect(over.status).toBe(400);
+    expect(errorOf(over).param).toBe('prompt');
+  });
+
   it("refuses a prompt whose tokens with the output's exceed the record's context window", async () => {
     const record = structuredClone((await t.gateway.catalog.find('local-image'))!.record);
     // 1024x1024 is 1024 output tokens; the window leaves 76 for the prompt (~300 characters).
@@ -142,6 +150,12 @@ describe('POST /v1/images/generations rejections', () => {
     });
     expect(plain.status).toBe(400);
     expect(errorOf(plain).code).toBe('invalid_request');
+    expect(errorOf(plain).message).toMatch(/Unsupported Content-Type/);
+
+    // Refused by the JSON parser itself (prototype poisoning), before any schema sees it.
+    const proto = await postJson(url(), '{"model": "local-image", "prompt": "x", "__proto__": {"a": 1}}', paid.token);
+    expect(proto.status).toBe(400);
+    expect(errorOf(proto).code).toBe('invalid_request');
 
     const form = new FormData();
     form.set('model', 'local-image');

@@ -44,7 +44,8 @@ export function supportsImageOperation(record: ModelRecord, operation: 'generati
 export function checkPrompt(prompt: string, record: ModelRecord): void {
   if (prompt.trim().length === 0) throw invalid('prompt must not be empty.', 'prompt');
   const limit = Math.min(MAX_PROMPT_CHARS, record.context_window.chars ?? MAX_PROMPT_CHARS);
-  if (prompt.length > limit) throw invalid(`prompt is longer than ${limit} characters.`, 'prompt');
+  // Characters, not UTF-16 units: an emoji is one (counted only when the units run over).
+  if (prompt.length > limit && [...prompt].length > limit) throw invalid(`prompt is longer than ${limit} characters.`, 'prompt');
 }
 
 /**

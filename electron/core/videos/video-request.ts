@@ -88,7 +88,7 @@ export function parseVideoRequest(input: VideoCreateInput): VideoCreateRequest {
     throw invalid('client_request_id must be 1 to 200 characters.', 'client_request_id');
   }
   if (prompt.trim().length === 0) throw invalid('prompt must not be empty.', 'prompt');
-  if (prompt.length > MAX_PROMPT_CHARS) throw invalid(`prompt is longer than ${MAX_PROMPT_CHARS} characters.`, 'prompt');
+  if (prompt.length > MAX_PROMPT_CHARS && [...prompt].length > MAX_PROMPT_CHARS) throw invalid(`prompt is longer than ${MAX_PROMPT_CHARS} characters.`, 'prompt');
   return {
     model,
     prompt,
