@@ -68,9 +68,15 @@ const REFUNDED = new Set([400, 401, 402, 413]);
 /** Refusals cost nothing: a counted request that ends 400, 401, 402 or 413 gives its slot back. */
 export function installRateRefunds(app: FastifyInstance, access: AccessGate): void {
   app.decorateRequest('rateTicket', null);
-  app.addHook('onResponse', (request, reply, done) => {
-    if (request.rateTicket && REFUNDED.has(reply.statusCode)) access.refund(request.rateTicket);
-    done();
+  // Before the answer goes out, so its remaining-requests header counts the slot given back.
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (request.rateTicket && REFUNDED.has(reply.statusCode)) {
+      access.refund(request.rateTicket);
+      request.rateTicket = null;
+      const remaining = Number(reply.getHeader('x-ratelimit-remaining-requests'));
+      if (Number.isInteger(remaining)) reply.header('x-ratelimit-remaining-requests', String(remaining + 1));
+    }
+    done(null, payload);
   });
 }
 

@@ -186,8 +186,11 @@ describe('request windows', () => {
     const bad = await postJson(url(), { model: 'local-image', prompt: 'x', size: 'huge' }, undefined);
     expect(bad.status).toBe(400);
     expect(bad.headers.get('x-ratelimit-limit-requests')).toBe('1');
+    // The header counts the slot given back.
+    expect(bad.headers.get('x-ratelimit-remaining-requests')).toBe('1');
     const refused = await gen(undefined, 'local-image-pro');
     expect(refused.status).toBe(402);
+    expect(refused.headers.get('x-ratelimit-remaining-requests')).toBe('1');
     // Same second: the slot is still free.
     expect((await gen(undefined)).status).toBe(200);
   });
