@@ -138,6 +138,13 @@ describe('mgw keys and balance', () => {
     expect(run('keys', 'update', key.id, '--access', 'gold').status).toBe(2);
   });
 
+  it('a new data dir and its database are readable by the owner only', () => {
+    const dir = join(tempDir('mgw-mode-'), 'fresh', 'data');
+    expect(mgw(['keys', 'create', '--access', 'free', '--data-dir', dir]).status).toBe(0);
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    expect(statSync(join(dir, 'gateway.db')).mode & 0o777).toBe(0o600);
+  });
+
   it("commands read the data dir's config.json limits, as the server does", () => {
     const dir = tempDir('mgw-limits-');
     writeFileSync(join(dir, 'config.json'), JSON.stringify({ limits: { dailyTokens: { free: 2500 } } }));

@@ -29,7 +29,7 @@ export class GalleryStore {
     if (!size) throw new GatewayError('upstream_invalid_response', 'The provider returned data that is not an image.');
     const id = newId('img', 16);
     const file = `${id}.${size.mime === 'image/png' ? 'png' : size.mime === 'image/jpeg' ? 'jpg' : 'webp'}`;
-    await mkdir(this.dir, { recursive: true });
+    await mkdir(this.dir, { recursive: true, mode: 0o700 });
     await writeFile(join(this.dir, file), bytes);
     const row: GalleryRow = {
       id,

@@ -1,6 +1,6 @@
 // The gateway's one SQLite file: libsql (better-sqlite3 API, prebuilt N-API binary) under Kysely.
 // WAL so the CLI and a running server share it safely; foreign keys on; writers wait for locks.
-import { mkdirSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import Libsql from 'libsql';
 import { Kysely, Migrator, SqliteDialect, sql, type Transaction } from 'kysely';
@@ -35,10 +35,13 @@ export interface Store {
 export const DATABASE_FILE = 'gateway.db';
 
 export async function openStore(dataDir: string): Promise<Store> {
-  mkdirSync(dataDir, { recursive: true });
+  // Prompts, the ledger and key hashes are the owner's alone: a new data dir and database file
+  // are readable by the owner only (SQLite gives its -wal and -shm files the database's mode).
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const path = join(dataDir, DATABASE_FILE);
   let raw: RawDb;
   try {
+    if (!existsSync(path)) closeSync(openSync(path, 'a', 0o600));
     raw = new Libsql(path);
     raw.pragma('journal_mode = WAL');
     raw.pragma('busy_timeout = 5000');

@@ -16,8 +16,8 @@ export class VideoFiles {
   }
 
   async init(): Promise<void> {
-    await mkdir(this.uploadsDir, { recursive: true });
-    await mkdir(this.outputsDir, { recursive: true });
+    await mkdir(this.uploadsDir, { recursive: true, mode: 0o700 });
+    await mkdir(this.outputsDir, { recursive: true, mode: 0o700 });
   }
 
   outputPath(taskId: string): string {
