@@ -4,7 +4,15 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ReferenceImage } from '../providers/provider.js';
 
-const EXTENSION = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp' } as const;
+type ReferenceMime = ReferenceImage['mime'];
+const EXTENSION = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp' } as const satisfies Record<ReferenceMime, string>;
+
+/** The type of a stored reference, read back from the extension it was saved under (by content). */
+export function referenceMime(path: string): ReferenceMime {
+  const extension = path.slice(path.lastIndexOf('.') + 1);
+  const found = (Object.keys(EXTENSION) as ReferenceMime[]).find((mime) => EXTENSION[mime] === extension);
+  return found ?? 'image/jpeg';
+}
 
 export class VideoFiles {
   readonly uploadsDir: string;

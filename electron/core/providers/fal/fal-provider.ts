@@ -6,7 +6,8 @@
 import { readFile } from 'node:fs/promises';
 import { GatewayError } from '../../errors.js';
 import type { ImageEditJob, ImageJob, ImageOutcome, ImageProvider, VideoJob, VideoPoll, VideoProvider } from '../provider.js';
-import { dataUri, referenceMime } from '../upstream/image-payload.js';
+import { referenceMime } from '../../videos/reference-store.js';
+import { dataUri } from '../upstream/image-payload.js';
 import { imageFromUrl } from '../upstream/image-url.js';
 import type { UpstreamProviderConfig } from '../upstream/upstream-client.js';
 import { UpstreamAdapter } from '../upstream/upstream-adapter.js';

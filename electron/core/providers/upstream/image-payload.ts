@@ -46,10 +46,3 @@ export function parseImagesJson(text: string): { body: ImagesJson; b64: string |
 
 /** A data: URI of an image, for providers that take inputs by URL. */
 export const dataUri = (mime: string, bytes: Buffer): string => `data:${mime};base64,${bytes.toString('base64')}`;
-
-/** The type of a stored reference image, from the extension the reference store gave it by content. */
-export function referenceMime(path: string): 'image/png' | 'image/jpeg' | 'image/webp' {
-  if (path.endsWith('.png')) return 'image/png';
-  if (path.endsWith('.webp')) return 'image/webp';
-  return 'image/jpeg';
-}
