@@ -6,6 +6,7 @@ import { isGatewayError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { VideoJob, VideoPoll, VideoProvider } from '../providers/provider.js';
 import type { ProviderRegistry } from '../providers/registry.js';
+import { pollRetryDelayMs } from '../providers/upstream/upstream-errors.js';
 import type { VideoTaskRow } from '../store/schema.js';
 import type { VideoFiles } from './reference-store.js';
 import { videoDimensions } from './video-pricing.js';
@@ -175,14 +176,11 @@ export class VideoScheduler {
     await this.apply(provider, row, job, poll);
   }
 
-  /** Retry-After when the upstream gave one, else exponential backoff (capped) with full jitter. */
+  /** Retry-After when the upstream gave one, else exponential backoff (capped at a minute) with full jitter. */
   private backoffMs(taskId: string, error: unknown): number {
     const failures = (this.failures.get(taskId) ?? 0) + 1;
     this.failures.set(taskId, failures);
-    const retryAfter = isGatewayError(error) ? Number(error.headers['retry-after']) : NaN;
-    if (Number.isFinite(retryAfter) && retryAfter > 0) return retryAfter * 1000;
-    const ceiling = Math.min(60_000, this.intervalMs * 2 ** Math.min(failures, 10));
-    return this.intervalMs + Math.floor(Math.random() * ceiling);
+    return pollRetryDelayMs(error, failures, this.intervalMs, 60_000);
   }
 
   private async apply(provider: VideoProvider, row: VideoTaskRow, job: VideoJob, poll: VideoPoll): Promise<void> {

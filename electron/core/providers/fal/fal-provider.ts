@@ -11,7 +11,7 @@ import { dataUri } from '../upstream/image-payload.js';
 import { imageFromUrl } from '../upstream/image-url.js';
 import type { UpstreamProviderConfig } from '../upstream/upstream-client.js';
 import { UpstreamAdapter } from '../upstream/upstream-adapter.js';
-import { invalidResponse, UpstreamStatusError } from '../upstream/upstream-errors.js';
+import { invalidResponse, pollRetryDelayMs, UpstreamStatusError } from '../upstream/upstream-errors.js';
 
 export const FAL_DEFAULT_BASE_URL = 'https://queue.fal.run';
 /** An image request waits this long for its queue job before giving up. */
@@ -119,17 +119,17 @@ export class FalProvider extends UpstreamAdapter<FalProviderConfig> implements I
   private async waitForImage(job: ImageJob, handle: QueueHandle): Promise<'completed' | 'failed'> {
     const deadline = Date.now() + IMAGE_WAIT_MS;
     const pollMs = this.config.imagePollMs ?? 250;
-    let pause = pollMs;
+    let failures = 0;
     for (;;) {
       if (job.signal?.aborted) throw new GatewayError('upstream_unavailable', 'The image request was cancelled.');
       let status: VideoPoll | null = null;
+      let pause = pollMs;
       try {
         status = await this.status(handle);
-        pause = pollMs;
+        failures = 0;
       } catch (error) {
         if (!isTransient(error)) throw error;
-        const retryAfter = Number(error.headers['retry-after'] ?? 0) * 1000;
-        pause = Math.max(retryAfter, Math.min(pause * 2, 5_000));
+        pause = pollRetryDelayMs(error, ++failures, pollMs, 5_000);
       }
       if (status?.state === 'failed' || status?.state === 'completed') return status.state;
       if (Date.now() + pause > deadline) throw new GatewayError('upstream_unavailable', 'The upstream provider did not finish the image in time.');

@@ -57,3 +57,15 @@ export function retryAfterSeconds(value: string | null): number | null {
   if (Number.isNaN(date)) return null;
   return Math.max(0, Math.min(3600, Math.ceil((date - Date.now()) / 1000)));
 }
+
+/**
+ * How long to wait before polling again after the `failures`-th failed poll in a row: the
+ * upstream's Retry-After when it gave one, else exponential backoff from `baseMs` (capped at
+ * `capMs`) with full jitter, so many waiting polls do not return together.
+ */
+export function pollRetryDelayMs(error: unknown, failures: number, baseMs: number, capMs: number): number {
+  const retryAfter = error instanceof GatewayError ? Number(error.headers['retry-after']) : NaN;
+  if (Number.isFinite(retryAfter) && retryAfter > 0) return retryAfter * 1000;
+  const ceiling = Math.min(capMs, baseMs * 2 ** Math.min(failures, 10));
+  return baseMs + Math.floor(Math.random() * ceiling);
+}
