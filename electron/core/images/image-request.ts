@@ -42,9 +42,12 @@ export function supportsImageOperation(record: ModelRecord, operation: 'generati
 }
 
 export function checkPrompt(prompt: string, record: ModelRecord): void {
+  checkPromptText(prompt, Math.min(MAX_PROMPT_CHARS, record.context_window.chars ?? MAX_PROMPT_CHARS));
+}
+
+/** Not blank and at most `limit` characters (not UTF-16 units: an emoji is one; counted only when the units run over). */
+export function checkPromptText(prompt: string, limit: number = MAX_PROMPT_CHARS): void {
   if (prompt.trim().length === 0) throw invalid('prompt must not be empty.', 'prompt');
-  const limit = Math.min(MAX_PROMPT_CHARS, record.context_window.chars ?? MAX_PROMPT_CHARS);
-  // Characters, not UTF-16 units: an emoji is one (counted only when the units run over).
   if (prompt.length > limit && [...prompt].length > limit) throw invalid(`prompt is longer than ${limit} characters.`, 'prompt');
 }
 

@@ -4,7 +4,7 @@
 import type { ModelRecord } from '../../../shared/api-types.js';
 import type { CatalogEntry, CatalogService } from '../catalog/catalog-service.js';
 import { GatewayError, invalid } from '../errors.js';
-import { MAX_PROMPT_CHARS, SELECTORS } from '../images/image-request.js';
+import { checkPromptText, SELECTORS } from '../images/image-request.js';
 import type { ReferenceImage } from '../providers/provider.js';
 
 export const REQUEST_TYPES = ['text-to-video', 'image-to-video'] as const;
@@ -87,8 +87,7 @@ export function parseVideoRequest(input: VideoCreateInput): VideoCreateRequest {
   if (clientRequestId !== null && (clientRequestId.length === 0 || clientRequestId.length > 200)) {
     throw invalid('client_request_id must be 1 to 200 characters.', 'client_request_id');
   }
-  if (prompt.trim().length === 0) throw invalid('prompt must not be empty.', 'prompt');
-  if (prompt.length > MAX_PROMPT_CHARS && [...prompt].length > MAX_PROMPT_CHARS) throw invalid(`prompt is longer than ${MAX_PROMPT_CHARS} characters.`, 'prompt');
+  checkPromptText(prompt);
   return {
     model,
     prompt,
