@@ -17,7 +17,7 @@ import { registerImageEditRoute, registerImageGenerationRoute } from './routes/i
 import { registerModelRoutes } from './routes/models.js';
 import { registerVideoRoutes } from './routes/videos.js';
 import { makeCatalogFastPath } from './catalog-fast-path.js';
-import { installCors } from './cors.js';
+import { makeCors } from './cors.js';
 import { makeHostCheck, makeHostGuard } from './security.js';
 
 export interface HttpOptions {
@@ -35,10 +35,10 @@ export interface HttpOptions {
 export async function buildHttpApp(gateway: Gateway, options: HttpOptions = {}): Promise<FastifyInstance> {
   const isAllowedHost = makeHostCheck(options.allowedHosts ?? []);
   const nextRequestId = requestIds();
-  // With CORS configured, a request carrying an Origin goes through the hooks that answer it.
+  const cors = makeCors(options.allowedOrigins ?? []);
   const fastPath = makeCatalogFastPath(gateway.catalog, isAllowedHost, nextRequestId);
-  const corsOn = (options.allowedOrigins ?? []).length > 0;
-  const catalogFastPath: typeof fastPath = (req, res) => !(corsOn && req.headers.origin !== undefined) && fastPath(req, res);
+  // A request CORS answers goes through the hook that adds its headers.
+  const catalogFastPath: typeof fastPath = (req, res) => !cors.answers(req.headers.origin, req.url) && fastPath(req, res);
   const app = Fastify({
     serverFactory: (handler) => {
       // requireHostHeader off: a request without Host then reaches the Host guard, which answers
@@ -84,7 +84,7 @@ export async function buildHttpApp(gateway: Gateway, options: HttpOptions = {}):
   });
 
   app.addHook('onRequest', makeHostGuard(isAllowedHost));
-  installCors(app, options.allowedOrigins ?? []);
+  cors.install(app);
   installErrorBoundary(app, () => knownRoutes);
   installActivityHook(app, gateway.activity);
   installRateRefunds(app, gateway.access);
@@ -104,7 +104,6 @@ export async function buildHttpApp(gateway: Gateway, options: HttpOptions = {}):
   return app;
 }
 
-/** req_<random per process><counter>: unique without drawing random bytes on every request. */
 /** The standard error body for a request that could not be parsed, written straight to the socket. */
 function answerClientError(error: Error & { code?: string }, socket: Duplex, requestId: string): void {
   if (error.code === 'ECONNRESET' || !socket.writable) {
@@ -124,6 +123,7 @@ function answerClientError(error: Error & { code?: string }, socket: Duplex, req
   );
 }
 
+/** req_<random per process><counter>: unique without drawing random bytes on every request. */
 function requestIds(): () => string {
   const prefix = `req_${randomId(10)}`;
   let counter = 0;

@@ -53,15 +53,13 @@ export function registerStudioRoutes(app: FastifyInstance, studio: Studio, owner
     reply.header('set-cookie', `${cookie.name}=${cookie.value}; HttpOnly; SameSite=Strict; Path=/studio`);
     return reply.code(204).send();
   });
-  // GET on the API and session routes is a wrong method, not a studio file to look for.
-  app.get('/studio/api/*', async (request, reply) => {
-    reply.header('allow', 'POST');
-    throw new GatewayError('method_not_allowed', `Method GET is not allowed on ${request.url.split('?')[0]}.`);
-  });
-  app.get('/studio/session', async (request, reply) => {
-    reply.header('allow', 'POST');
-    throw new GatewayError('method_not_allowed', `Method GET is not allowed on ${request.url.split('?')[0]}.`);
-  });
+  // GET on the POST-only routes is a wrong method, not a studio file for the page route to look for.
+  for (const path of ['/studio/api/*', '/studio/session']) {
+    app.get(path, async (request, reply) => {
+      reply.header('allow', 'POST');
+      throw new GatewayError('method_not_allowed', `Method GET is not allowed on ${request.url.split('?')[0]}.`);
+    });
+  }
 
   app.post<{ Params: { method: string } }>(
     '/studio/api/:method',
