@@ -152,6 +152,17 @@ describe('Idempotency-Key', () => {
     expect(retry.body).toEqual(first.body);
   });
 
+  it('leaving size out and naming the default size are one request', async () => {
+    const key = await t.key('balance', { balanceNano: USD });
+    const headers = { 'idempotency-key': 'default-size' };
+    const record = (await t.gateway.catalog.find('video-stuck'))!.record;
+    const first = await postJson(url(), body('video-stuck'), key.token, headers);
+    const named = await postJson(url(), body('video-stuck', { size: record.capabilities.supported_sizes![0] }), key.token, headers);
+    expect(named.status).toBe(200);
+    expect((named.body as VideoTask).id).toBe((first.body as VideoTask).id);
+    expect(await ledgerKinds(key.accountId)).toEqual(['top_up', 'reserve']);
+  });
+
   it('the same key with a different request -> 400 param Idempotency-Key; keys are per caller', async () => {
     const a = await t.key('balance', { balanceNano: USD });
     const b = await t.key('balance', { balanceNano: USD });

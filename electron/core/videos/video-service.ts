@@ -56,7 +56,8 @@ export class VideoService {
     videoDimensions(size); // a listed size the gateway cannot render is refused now, not later
     const holdNano = videoHoldNano(record, entry.upstreamModel, request.requestType, request.seconds);
     const provider = await this.providers.video(entry.providerId);
-    const fingerprint = requestFingerprint(request);
+    // The size the task gets, so leaving size out and naming the model's default are one request.
+    const fingerprint = requestFingerprint({ ...request, size });
     const taskId = newId('video', 20);
     const referenceFiles = await this.files.saveReferences(taskId, request.references);
 
