@@ -45,6 +45,14 @@ function fromFastifyError(error: FastifyError, request: FastifyRequest): Gateway
   return null;
 }
 
+/** The request was aborted by its client: an upload cut short, or a caller gone while it ran. */
+function clientLeft(request: FastifyRequest, error: FastifyError): boolean {
+  // AbortError: the route's departure signal (the only abort that reaches here; upstream
+  // timeouts and cancels are GatewayErrors by then). ECONNRESET "aborted": Node's cut upload.
+  if (error.name === 'AbortError') return true;
+  return (error.code as string) === 'ECONNRESET' && request.raw.destroyed;
+}
+
 export function sendGatewayError(reply: FastifyReply, error: GatewayError): FastifyReply {
   return reply.code(error.status).headers(error.headers).type('application/json').send(error.toBody());
 }
@@ -56,7 +64,11 @@ export function installErrorBoundary(app: FastifyInstance, knownRoutes: () => Kn
     else if (error.validation) mapped = validationToGatewayError(error.validation);
     else mapped = storageError(error) ?? fromFastifyError(error, request);
 
-    if (!mapped) {
+    if (!mapped && clientLeft(request, error)) {
+      // Not a fault: nobody is waiting for this answer (the activity log records a 499).
+      request.log.info({ requestId: request.id }, 'the client left before its answer');
+      mapped = new GatewayError('internal_error', 'The client closed the request.');
+    } else if (!mapped) {
       request.log.error({ err: error, requestId: request.id }, 'internal error');
       mapped = new GatewayError('internal_error', `Internal server error (request ${request.id}).`);
     } else if (mapped.status >= 500) {

@@ -3,6 +3,9 @@
 // released. (Generations through an OpenAI-style upstream: server-shutdown.test.ts.)
 import { request } from 'node:http';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { ImageProvider } from '../../electron/core/providers/provider.js';
+import { pino } from 'pino';
+import { startHttpServer } from '../../electron/http/server.js';
 import { USD } from '../helpers/gateway.js';
 import { makeImage } from '../helpers/images.js';
 import { waitFor } from '../helpers/stub-video-provider.js';
@@ -20,8 +23,8 @@ afterAll(() => u.close());
 const holds = async () => (await u.t.gateway.billing.activeHolds(key.accountId)).length;
 
 /** Sends the request, waits until the gateway holds money for it, then hangs up. */
-async function leaveMidway(path: string, headers: Record<string, string>, body: Buffer | string): Promise<void> {
-  const req = request(`${u.t.baseUrl}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key.token}`, ...headers } });
+async function leaveMidway(path: string, headers: Record<string, string>, body: Buffer | string, baseUrl = u.t.baseUrl): Promise<void> {
+  const req = request(`${baseUrl}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key.token}`, ...headers } });
   req.on('error', () => undefined);
   req.end(body);
   await waitFor(async () => (await holds()) > 0, 5_000, 1);
@@ -65,5 +68,58 @@ it('a fal image: the queued job is cancelled and the hold released', async () =>
     await expectDepartureLogged('/v1/images/generations', started);
   } finally {
     u.fal.behaviour.stuck = false;
+  }
+});
+
+it('the built-in engine, which cannot stop a render: the image it finishes anyway is not charged', async () => {
+  // Like the engine, this provider ignores the abort and answers a real image once the caller
+  // has gone; the gateway must drop it, release the hold and write nothing.
+  const engine = (await u.t.gateway.providers.image('local')) as ImageProvider;
+  let finished = 0;
+  const stubborn: ImageProvider = {
+    id: 'stubborn',
+    kind: 'test',
+    estimateImageUsage: (job) => engine.estimateImageUsage(job),
+    generateImage: async (job) => {
+      await waitFor(async () => job.signal?.aborted === true, 5_000, 1);
+      const outcome = await engine.generateImage({ ...job, signal: undefined });
+      finished++;
+      return outcome;
+    },
+    editImage: (job) => engine.editImage(job),
+  };
+  u.t.gateway.providers.register(stubborn);
+  const record = (await u.t.gateway.catalog.find('local-image'))!.record;
+  await u.t.gateway.catalog.put({ record: { ...record, id: 'stubborn-image' }, providerId: 'stubborn', upstreamModel: 'x' });
+  const before = (await u.t.gateway.billing.view(key.accountId)).balance_usd;
+  const ledgerBefore = (await u.t.gateway.billing.ledgerFor(key.accountId)).length;
+  // A server of its own on the same gateway, whose HTTP log lines the test reads.
+  const lines: { level: number; msg: string }[] = [];
+  const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as { level: number; msg: string }) });
+  const server = await startHttpServer(u.t.gateway, { host: '127.0.0.1', port: 0, logger });
+  try {
+    const started = Date.now();
+    await leaveMidway('/images/generations', { 'content-type': 'application/json' }, JSON.stringify({ model: 'stubborn-image', prompt: 'a quiet harbour' }), server.baseUrl);
+    await waitFor(async () => finished === 1 && (await holds()) === 0, 5_000);
+    expect((await u.t.gateway.billing.view(key.accountId)).balance_usd).toBe(before);
+    expect(await u.t.gateway.billing.ledgerFor(key.accountId)).toHaveLength(ledgerBefore);
+    await expectDepartureLogged('/v1/images/generations', started);
+    // A departure is not a fault of the gateway: logged as such, never as an internal error.
+    await waitFor(async () => lines.some((l) => l.msg === 'the client left before its answer'), 2_000);
+    // An upload cut short is a departure too.
+    const departures = lines.length;
+    const upload = request(`${server.baseUrl}/videos`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key.token}`, 'content-type': 'multipart/form-data; boundary=cut', 'content-length': String(4 * 1024 * 1024) },
+    });
+    upload.on('error', () => undefined);
+    upload.write('--cut\r\ncontent-disposition: form-data; name="input_reference"; filename="a.png"\r\ncontent-type: image/png\r\n\r\n');
+    upload.write(Buffer.alloc(256 * 1024));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    upload.destroy();
+    await waitFor(async () => lines.slice(departures).some((l) => l.msg === 'the client left before its answer'), 2_000);
+    expect(lines.filter((l) => l.level >= 50)).toEqual([]);
+  } finally {
+    await server.close();
   }
 });

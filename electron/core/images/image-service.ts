@@ -43,7 +43,7 @@ export class ImageService {
 
   async generate(principal: Principal, request: GenerateImageRequest): Promise<ImageResult> {
     const { entry, job, provider, estimate } = await this.generationJob(principal, request);
-    return this.billed(principal, entry, estimate, () => provider.generateImage(job));
+    return this.billed(principal, entry, estimate, job.signal, () => provider.generateImage(job));
   }
 
   /**
@@ -54,11 +54,12 @@ export class ImageService {
   async generateStreamed(principal: Principal, request: GenerateImageRequest): Promise<ImageResult | ImageResultStream> {
     const { entry, job, provider, estimate } = await this.generationJob(principal, request);
     const stream = provider.generateImageStream?.bind(provider);
-    if (!stream) return this.billed(principal, entry, estimate, () => provider.generateImage(job));
+    if (!stream) return this.billed(principal, entry, estimate, job.signal, () => provider.generateImage(job));
     const ticket = await this.open(principal, entry, estimate);
     let started: ImageStreamOutcome | null = null;
     try {
       started = await stream(job);
+      job.signal?.throwIfAborted();
       checkImage(started.kind === 'whole' ? started.outcome.bytes : started.headBytes);
     } catch (error) {
       ticket.release();
@@ -96,7 +97,7 @@ export class ImageService {
     const provider = await this.providers.image(entry.providerId);
     const estimate = provider.estimateImageUsage(job);
     checkContextWindow(entry.record, job.prompt, estimate);
-    return this.billed(principal, entry, estimate, () => provider.editImage(job));
+    return this.billed(principal, entry, estimate, job.signal, () => provider.editImage(job));
   }
 
   private job(entry: CatalogEntry, prompt: string, size: ReturnType<typeof resolveSize>, signal: AbortSignal | undefined): ImageJob {
@@ -111,12 +112,23 @@ export class ImageService {
     };
   }
 
-  /** Hold the estimate, run, then charge the reported usage; a failed run releases the hold. */
-  private async billed(principal: Principal, entry: CatalogEntry, estimate: TokenUsage, run: () => Promise<ImageOutcome>): Promise<ImageResult> {
+  /**
+   * Hold the estimate, run, then charge the reported usage; a failed run releases the hold, and
+   * so does a caller that left meanwhile: it gets no image, so it pays nothing, even when the
+   * provider (the built-in engine) finished the work regardless.
+   */
+  private async billed(
+    principal: Principal,
+    entry: CatalogEntry,
+    estimate: TokenUsage,
+    signal: AbortSignal | undefined,
+    run: () => Promise<ImageOutcome>,
+  ): Promise<ImageResult> {
     const ticket = await this.open(principal, entry, estimate);
     let outcome: ImageOutcome;
     try {
       outcome = await run();
+      signal?.throwIfAborted();
       checkImage(outcome.bytes);
     } catch (error) {
       ticket.release();

@@ -23,6 +23,7 @@ export class LocalImageProvider implements ImageProvider {
 
   async generateImage(job: ImageJob): Promise<ImageOutcome> {
     const { generateImage, EngineInputError } = await loadEngine();
+    job.signal?.throwIfAborted(); // the caller left: no work for no one (the render itself cannot stop)
     const image = await generateImage({ prompt: job.prompt, width: job.width, height: job.height }).catch((error: unknown) => {
       // A size the owner listed in supported_sizes but the engine cannot paint (over 1536 px).
       if (error instanceof EngineInputError) throw new GatewayError('invalid_request', error.message, 'size');
@@ -36,6 +37,7 @@ export class LocalImageProvider implements ImageProvider {
 
   async editImage(job: ImageEditJob): Promise<ImageOutcome> {
     const { editImage, EngineInputError } = await loadEngine();
+    job.signal?.throwIfAborted();
     try {
       const result = await editImage({
         prompt: job.prompt,
