@@ -4,6 +4,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError, isGatewayError } from '../core/errors.js';
 import { storageError } from '../core/store/storage-errors.js';
+import { drainRefusedBody } from './refused-body.js';
 import { validationToGatewayError } from './validation-errors.js';
 
 declare module 'fastify' {
@@ -74,6 +75,7 @@ export function installErrorBoundary(app: FastifyInstance, knownRoutes: () => Kn
     } else if (mapped.status >= 500) {
       request.log.warn({ code: mapped.code, requestId: request.id }, mapped.message);
     }
+    if (mapped.code === 'request_too_large') drainRefusedBody(reply);
     return sendGatewayError(reply, mapped);
   });
 

@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatUsd } from '../../electron/core/billing/money.js';
 import { tokenCostNano } from '../../electron/core/billing/pricing.js';
@@ -5,6 +6,7 @@ import { imageTokens, promptTokens } from '../../electron/core/providers/image-u
 import { startTestGateway, USD, type TestGateway } from '../helpers/gateway.js';
 import { errorOf, postJson, request } from '../helpers/http.js';
 import { decodeB64 } from '../helpers/images.js';
+import { waitFor } from '../helpers/stub-video-provider.js';
 
 let t: TestGateway;
 let paid: { id: string; token: string; accountId: string };
@@ -171,5 +173,37 @@ describe('POST /v1/images/generations rejections', () => {
     const huge = await postJson(url(), { ...base, prompt: 'y'.repeat(2 * 1024 * 1024) }, paid.token);
     expect(huge.status).toBe(413);
     expect(errorOf(huge)).toMatchObject({ code: 'invalid_request', type: 'invalid_request', param: null });
+  });
+
+  it('a client that sends its whole oversized body before reading gets the 413, not a reset, on a connection it can reuse', async () => {
+    // What httpx does: write everything, then read. A server that closes on the refusal resets
+    // the connection under the unsent megabytes, and the client sees a broken pipe instead.
+    const body = Buffer.from(JSON.stringify({ model: 'local-image', prompt: 'z'.repeat(16 * 1024 * 1024) }));
+    const { port } = new URL(t.baseUrl);
+    const socket = connect(Number(port), '127.0.0.1');
+    const received: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => received.push(chunk));
+    const failed = new Promise<Error>((resolve) => socket.once('error', resolve));
+    const head = `POST /v1/images/generations HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\nauthorization: Bearer ${paid.token}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n`;
+    socket.pause(); // nothing is read until the body is out
+    const written = new Promise<void>((resolve) => socket.write(Buffer.concat([Buffer.from(head), body]), () => resolve()));
+    const outcome = await Promise.race([written.then(() => 'written'), failed.then((e) => `error ${e.message}`)]);
+    expect(outcome).toBe('written');
+    socket.resume();
+    const answer = await new Promise<string>((resolve) => {
+      const check = () => {
+        const text = Buffer.concat(received).toString();
+        if (/\r\n\r\n\{.*\}\}/s.test(text)) resolve(text);
+      };
+      socket.on('data', check);
+      check();
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+    expect(answer).not.toMatch(/connection: close/i);
+    // The same connection takes the next request.
+    received.length = 0;
+    socket.write(`GET /v1/models HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\n\r\n`);
+    await waitFor(async () => /^HTTP\/1\.1 200 /.test(Buffer.concat(received).toString()), 5_000);
+    socket.destroy();
   });
 });
