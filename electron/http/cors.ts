@@ -26,6 +26,16 @@ export function makeCors(allowedOrigins: readonly string[]): Cors {
   };
 }
 
+/**
+ * The request headers a preflight allows: those the page asks for (the OpenAI SDK adds its own
+ * x-stainless-* headers to every call), since the origin is one the owner trusts and the
+ * credential is a bearer token, never a cookie. A malformed list gets the default set.
+ */
+function allowedHeaders(requested: string | undefined): string {
+  if (requested === undefined || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+(\s*,\s*[!#$%&'*+.^_`|~0-9A-Za-z-]+)*$/.test(requested.trim())) return ALLOW_HEADERS;
+  return requested.trim().toLowerCase();
+}
+
 /** Headers for an answered origin; a preflight is answered here (Fastify wants the reply returned). */
 async function addHeaders(request: FastifyRequest, reply: FastifyReply, answers: Cors['answers']): Promise<FastifyReply | undefined> {
   const origin = request.headers.origin;
@@ -33,8 +43,9 @@ async function addHeaders(request: FastifyRequest, reply: FastifyReply, answers:
   reply.header('access-control-allow-origin', origin).header('vary', 'Origin');
   if (request.method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined) {
     reply
+      .header('vary', 'Origin, Access-Control-Request-Headers')
       .header('access-control-allow-methods', ALLOW_METHODS)
-      .header('access-control-allow-headers', ALLOW_HEADERS)
+      .header('access-control-allow-headers', allowedHeaders(request.headers['access-control-request-headers']))
       .header('access-control-max-age', PREFLIGHT_MAX_AGE_SECONDS);
     return reply.code(204).send();
   }

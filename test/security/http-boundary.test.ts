@@ -234,6 +234,17 @@ describe('CORS with origins the owner configured', () => {
     expect(image.headers.get('access-control-expose-headers')).toMatch(/x-ratelimit-remaining-requests/);
   });
 
+  it('a preflight allows the headers the page asks for (the OpenAI SDK sends x-stainless-* on every call)', async () => {
+    const asked = 'authorization, content-type, x-stainless-os, x-stainless-lang, x-stainless-retry-count, idempotency-key';
+    const preflight = await rawRequest({ port: open.port, method: 'OPTIONS', path: '/v1/videos', headers: { origin: allowed, 'access-control-request-method': 'POST', 'access-control-request-headers': asked } });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-headers')).toBe(asked);
+    expect(preflight.headers.get('vary')).toMatch(/Access-Control-Request-Headers/);
+    // A list that is not a list of header names gets the default set.
+    const odd = await rawRequest({ port: open.port, method: 'OPTIONS', path: '/v1/videos', headers: { origin: allowed, 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-a; (y)' } });
+    expect(odd.headers.get('access-control-allow-headers')).toBe('authorization, content-type, idempotency-key');
+  });
+
   it('any other origin, and the studio, still get no CORS header', async () => {
     for (const [origin, method, path] of [
       ['http://evil.example', 'GET', '/v1/models'],
