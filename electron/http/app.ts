@@ -1,6 +1,6 @@
 // The Fastify app: security hooks, the error boundary, and thin /v1 routes over the core.
 import multipart from '@fastify/multipart';
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Gateway } from '../core/gateway.js';
@@ -43,9 +43,13 @@ export async function buildHttpApp(gateway: Gateway, options: HttpOptions = {}):
     serverFactory: (handler) => {
       // requireHostHeader off: a request without Host then reaches the Host guard, which answers
       // with the standard error body instead of Node's bare 400.
-      const server = createServer({ requireHostHeader: false }, (req, res) => {
+      const serve = (req: IncomingMessage, res: ServerResponse) => {
         if (!catalogFastPath(req, res)) handler(req, res);
-      });
+      };
+      const server = createServer({ requireHostHeader: false }, serve);
+      // An Expect other than 100-continue: Node would answer a bare 417 with no body; the
+      // expectation is ignored instead (RFC 9110 allows either) and the request served.
+      server.on('checkExpectation', serve);
       // Fastify's own default; a custom server would otherwise keep Node's 5 s, which races
       // with clients reusing a pooled connection.
       server.keepAliveTimeout = 72_000;

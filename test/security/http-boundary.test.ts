@@ -184,6 +184,17 @@ describe('requests Node cannot parse', () => {
   });
 });
 
+describe('Expect headers', () => {
+  it('an expectation other than 100-continue is ignored and the request served, on both doors', async () => {
+    const models = await rawSocket(`GET /v1/models HTTP/1.1\r\nHost: localhost\r\nExpect: fancy\r\nConnection: close\r\n\r\n`);
+    expect(models).toMatch(/^HTTP\/1\.1 200 /);
+    const body = JSON.stringify({ model: 'local-image', prompt: 'expect', size: '256x256' });
+    const image = await rawRequest({ port, method: 'POST', path: '/v1/images/generations', headers: { expect: 'something-else', authorization: `Bearer ${key.token}`, 'content-type': 'application/json' }, body });
+    expect(image.status).toBe(200);
+    expect((image.body as { data: unknown[] }).data).toHaveLength(1);
+  });
+});
+
 describe('CORS is closed', () => {
   it('no route sends Access-Control-* headers, whatever the Origin', async () => {
     for (const origin of ['http://evil.example', 'null', 'http://localhost:3000']) {
