@@ -184,6 +184,16 @@ describe('requests Node cannot parse', () => {
   });
 });
 
+describe('output URLs', () => {
+  it('follow the Host the caller used; a Host without a port gets the port the request came in on', async () => {
+    const poll = (host: string) => rawRequest({ port, path: `/v1/videos/${keyTask.id}`, headers: { host, authorization: `Bearer ${key.token}` } });
+    const content = `/v1/videos/${keyTask.id}/content`;
+    expect(((await poll(`127.0.0.1:${port}`)).body as VideoTask).outputs).toEqual([`http://127.0.0.1:${port}${content}`]);
+    expect(((await poll('localhost')).body as VideoTask).outputs).toEqual([`http://localhost:${port}${content}`]);
+    expect(((await poll('[::1]')).body as VideoTask).outputs).toEqual([`http://[::1]:${port}${content}`]);
+  });
+});
+
 describe('Expect headers', () => {
   it('an expectation other than 100-continue is ignored and the request served, on both doors', async () => {
     const models = await rawSocket(`GET /v1/models HTTP/1.1\r\nHost: localhost\r\nExpect: fancy\r\nConnection: close\r\n\r\n`);

@@ -12,9 +12,15 @@ import { sendFileWithRanges } from '../send-file-range.js';
 const TASK_ID = /^video_[a-z0-9]{20}$/;
 const MAX_FIELD_BYTES = 256 * 1024;
 
-/** The absolute URL of a task's content, on the host the caller used (already checked by the Host guard). */
+/**
+ * The absolute URL of a task's content, on the host the caller used (already checked by the Host
+ * guard). A Host without a port (HTTP/1.0 clients, hand-written requests) gets the port the
+ * request came in on, not the scheme's default, where nothing listens.
+ */
 function contentUrlFor(request: FastifyRequest) {
-  return (id: string) => `${request.protocol}://${request.headers.host ?? '127.0.0.1'}/v1/videos/${id}/content`;
+  const host = request.headers.host || '127.0.0.1';
+  const origin = /:\d+$/.test(host) ? host : `${host}:${request.socket.localPort ?? 80}`;
+  return (id: string) => `${request.protocol}://${origin}/v1/videos/${id}/content`;
 }
 
 function taskId(request: FastifyRequest<{ Params: VideoIdParams }>): string {
