@@ -8,6 +8,7 @@ import type { Studio } from '../core/studio/studio.js';
 import { ensureAnonymousAccount } from '../core/access/anonymous.js';
 import { installActivityHook } from './activity-hook.js';
 import { installRateRefunds } from './auth.js';
+import { installJsonBodyParser } from './json-body.js';
 import { makeRouteGuards } from './route-guards.js';
 import { registerStudioRoutes } from './studio-routes.js';
 import { randomId } from '../core/ids.js';
@@ -80,6 +81,7 @@ export async function buildHttpApp(gateway: Gateway, options: HttpOptions = {}):
   // Every body this API takes is JSON or multipart: text/plain is an unsupported type, not a
   // string for the schema to call "not an object".
   app.removeContentTypeParser('text/plain');
+  installJsonBodyParser(app);
 
   const knownRoutes: KnownRoute[] = [];
   app.addHook('onRoute', (route) => {

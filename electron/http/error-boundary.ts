@@ -31,9 +31,6 @@ function fromFastifyError(error: FastifyError, request: FastifyRequest): Gateway
     case 'FST_PARTS_LIMIT':
     case 'FST_FIELDS_LIMIT':
       return new GatewayError('request_too_large', 'The request body is larger than this endpoint accepts.');
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new GatewayError('invalid_request', 'The request body is empty; send a JSON object.');
-    case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_EMPTY_TYPE':
       return new GatewayError('invalid_request', 'The request body is not valid JSON.');
     default:

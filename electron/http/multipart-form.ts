@@ -102,7 +102,8 @@ function mapPartError(error: unknown): unknown {
   if (code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT') {
     return invalid('The form has more fields than this endpoint accepts.', null);
   }
-  if (code === 'FST_PROTO_VIOLATION') return invalid('A form field name is not allowed.', null);
+  // @fastify/multipart refuses these names before the part reaches us, and does not say which.
+  if (code === 'FST_PROTO_VIOLATION') return invalid('A form field is named after a built-in property (such as __proto__, constructor or toString); this endpoint has no such field.', null);
   if (code === 'FST_INVALID_JSON_FIELD_ERROR') return invalid('A JSON form field could not be parsed.', null);
   // busboy: truncated or malformed bodies.
   if (error instanceof Error && /multipart|Unexpected end|boundary|Malformed/i.test(error.message)) {

@@ -158,6 +158,10 @@ describe('POST /v1/images/generations rejections', () => {
     const proto = await postJson(url(), '{"model": "local-image", "prompt": "x", "__proto__": {"a": 1}}', paid.token);
     expect(proto.status).toBe(400);
     expect(errorOf(proto).code).toBe('invalid_request');
+    // Valid JSON, with a field that does not exist: named like any other.
+    expect(errorOf(proto)).toMatchObject({ message: 'Unsupported field __proto__.', param: '__proto__' });
+    const nested = await postJson(url(), '{"model": "local-image", "prompt": "x", "size": {"constructor": {"prototype": {"a": 1}}}}', paid.token);
+    expect(errorOf(nested)).toMatchObject({ code: 'invalid_request', param: 'size.constructor.prototype' });
 
     const form = new FormData();
     form.set('model', 'local-image');
