@@ -1,5 +1,6 @@
 // Streams a file from disk with Content-Length, Accept-Ranges and single-range 206 answers, so
-// a <video> element can seek. Multi-range requests get the whole file (allowed by RFC 9110).
+// a <video> element can seek and a download can resume (If-Range against the ETag or
+// Last-Modified sent here). Multi-range requests get the whole file (allowed by RFC 9110).
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -20,6 +21,8 @@ export function parseRange(header: string | undefined, size: number): { start: n
     end = size - 1;
   } else {
     start = Number(first);
+    // bytes=5-2 is not a range at all: RFC 9110 says to ignore the header, not to refuse it.
+    if (last !== '' && Number(last) < start) return null;
     end = last === '' ? size - 1 : Math.min(Number(last), size - 1);
   }
   if (start >= size || start > end) return 'unsatisfiable';
@@ -28,13 +31,22 @@ export function parseRange(header: string | undefined, size: number): { start: n
 
 export async function sendFileWithRanges(request: FastifyRequest, reply: FastifyReply, path: string, type: string): Promise<FastifyReply> {
   let size: number;
+  let modified: Date;
   try {
-    size = (await stat(path)).size;
+    const info = await stat(path);
+    size = info.size;
+    modified = info.mtime;
   } catch {
     throw new GatewayError('not_found', 'The output file of this task is missing.');
   }
-  reply.header('accept-ranges', 'bytes').type(type);
-  const range = parseRange(request.headers.range, size);
+  // Outputs never change once written, so size and time make a strong validator: a client
+  // resuming a download with If-Range gets the rest only if the file is still the same one.
+  const etag = `"${size.toString(16)}-${Math.floor(modified.getTime()).toString(16)}"`;
+  const lastModified = modified.toUTCString();
+  reply.header('accept-ranges', 'bytes').header('etag', etag).header('last-modified', lastModified).type(type);
+  const ifRange = request.headers['if-range'];
+  const rangeApplies = ifRange === undefined || ifRange === etag || ifRange === lastModified;
+  const range = rangeApplies ? parseRange(request.headers.range, size) : null;
   if (range === 'unsatisfiable') {
     reply.header('content-range', `bytes */${size}`);
     throw new GatewayError('range_not_satisfiable', `The requested range is outside the ${size}-byte file.`, 'Range');

@@ -137,6 +137,23 @@ describe('videos with raw JSON', () => {
     const head = await fetch(url, { method: 'HEAD', headers: auth });
     expect(head.status).toBe(200);
     expect(Number(head.headers.get('content-length'))).toBe(bytes.length);
+
+    // A range that is not one (last before first) is ignored, not refused (RFC 9110 14.1.1).
+    const backwards = await fetch(url, { headers: { ...auth, range: 'bytes=5-2' } });
+    expect(backwards.status).toBe(200);
+    expect(Buffer.from(await backwards.arrayBuffer()).equals(bytes)).toBe(true);
+
+    // Resuming with If-Range: the rest only while the file is the one the validator names.
+    const etag = full.headers.get('etag')!;
+    expect(etag).toMatch(/^"[0-9a-f]+-[0-9a-f]+"$/);
+    for (const validator of [etag, full.headers.get('last-modified')!]) {
+      const resumed = await fetch(url, { headers: { ...auth, range: 'bytes=100-', 'if-range': validator } });
+      expect(resumed.status).toBe(206);
+      expect(Buffer.from(await resumed.arrayBuffer()).equals(bytes.subarray(100))).toBe(true);
+    }
+    const stale = await fetch(url, { headers: { ...auth, range: 'bytes=100-', 'if-range': '"not-this-file"' } });
+    expect(stale.status).toBe(200);
+    expect(Buffer.from(await stale.arrayBuffer()).equals(bytes)).toBe(true);
   });
 });
 
