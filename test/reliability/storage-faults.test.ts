@@ -11,8 +11,11 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { VideoTask } from '../../shared/api-types.js';
+import { GatewayError } from '../../electron/core/errors.js';
+import type { VideoJob } from '../../electron/core/providers/provider.js';
 import { USD } from '../helpers/gateway.js';
 import { outcome, postJson, request, type RawResponse } from '../helpers/http.js';
+import { addStubVideoModel, StubVideoProvider, type StubBehaviour } from '../helpers/stub-video-provider.js';
 import { ledgerProblems, sleep, startReliabilityUpstreams, type ReliabilityUpstreams } from './support.js';
 
 let u: ReliabilityUpstreams;
@@ -238,5 +241,48 @@ describe('locked database (another connection holds BEGIN IMMEDIATE)', () => {
       expect(waited).toBeGreaterThanOrEqual(300);
     }
     await expectRecovered();
+  });
+});
+
+describe('storage that fails right after the provider took a new video task', () => {
+  /** A provider that takes (or refuses) the job, and the data dir turns read-only at that moment for a while. */
+  class FailingAfterSubmit extends StubVideoProvider {
+    override readonly submitTimeoutMs = 300;
+    constructor(id: string, behaviour: StubBehaviour, private readonly refuse: boolean) {
+      super(id, behaviour);
+    }
+    private first = true;
+    override async submitVideo(job: VideoJob): Promise<string> {
+      if (this.first) {
+        this.first = false;
+        raw().pragma('query_only = 1');
+        setTimeout(() => raw().pragma('query_only = 0'), 150);
+      }
+      if (this.refuse) throw new GatewayError('upstream_bad_request', 'The upstream provider rejected the request.');
+      return super.submitVideo(job);
+    }
+  }
+
+  it('the provider took it but its upstream id cannot be written: the client gets its task (200), charged once when it completes', async () => {
+    const stub = new FailingAfterSubmit('stub-took', 'partner', false);
+    await addStubVideoModel(u.t.gateway, stub, 'video-took');
+    const response = await postJson(`${u.t.baseUrl}/videos`, { model: 'video-took', prompt: 'a kite', seconds: 4 }, key.token);
+    expect(outcome(response)).toBe('200');
+    const task = await waitTerminal((response.body as VideoTask).id);
+    expect(task.status).toBe('completed');
+    expect(await problemsOfKey()).toEqual([]);
+    const charges = (await u.t.gateway.billing.ledgerFor(key.accountId)).filter((r) => r.kind === 'consume');
+    expect(charges).toHaveLength(1);
+  });
+
+  it('the provider refused it and the task cannot be discarded: the refusal is answered, and the task ends failed with its hold released', async () => {
+    const stub = new FailingAfterSubmit('stub-refused', 'partner', true);
+    await addStubVideoModel(u.t.gateway, stub, 'video-refused');
+    const before = (await u.t.gateway.billing.view(key.accountId)).balance_usd;
+    const response = await postJson(`${u.t.baseUrl}/videos`, { model: 'video-refused', prompt: 'a kite', seconds: 4 }, key.token);
+    expect(outcome(response)).toBe('400 upstream_bad_request');
+    await waitNoActiveTasks();
+    expect(await problemsOfKey()).toEqual([]);
+    expect((await u.t.gateway.billing.view(key.accountId)).balance_usd).toBe(before);
   });
 });

@@ -114,18 +114,39 @@ export class VideoService {
     }
 
     const row = (await this.tasks.get(taskId))!;
+    let upstreamId: string;
     try {
-      const upstreamId = await provider.submitVideo(this.scheduler.jobOf(row));
-      await this.tasks.setUpstream(taskId, upstreamId);
+      upstreamId = await provider.submitVideo(this.scheduler.jobOf(row));
     } catch (error) {
-      await this.tasks.discard(taskId);
-      await this.files.removeReferences(referenceFiles);
+      await this.discardRefused(taskId, referenceFiles);
       this.logger.warn({ taskId, provider: entry.providerId, code: (error as GatewayError).code }, 'video creation refused by the provider');
       throw error instanceof GatewayError ? error : new GatewayError('upstream_unavailable', 'The video provider did not accept the task.');
+    }
+    try {
+      await this.tasks.setUpstream(taskId, upstreamId);
+    } catch (error) {
+      // The task and its hold are committed and the provider took the job; only its upstream id
+      // is not on record. The task stands (answering an error here would invite a retry that
+      // pays twice): when its submit lease runs out the scheduler submits it again.
+      this.logger.warn({ taskId, err: error }, 'could not record the upstream id of a new video task; it will be resubmitted');
     }
     this.scheduler.poke();
     this.access.record({ principal: principal.keyId, model: record.id, inputTokens: 0, outputTokens: 0, spendNano: 0 });
     return toVideoTask(asCreated((await this.tasks.get(taskId))!), contentUrl);
+  }
+
+  /**
+   * Undoes a creation the provider refused. When even that cannot be written (a full or
+   * read-only disk), the task is left to the scheduler, which submits it again after its lease
+   * and fails it (releasing the hold) if the provider still refuses.
+   */
+  private async discardRefused(taskId: string, referenceFiles: string[]): Promise<void> {
+    try {
+      await this.tasks.discard(taskId);
+      await this.files.removeReferences(referenceFiles);
+    } catch (error) {
+      this.logger.warn({ taskId, err: error }, 'could not discard a refused video task; the scheduler will retry it');
+    }
   }
 
   async get(principal: Principal, id: string, contentUrl: ContentUrl): Promise<VideoTask> {
