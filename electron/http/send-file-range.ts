@@ -1,10 +1,10 @@
 // Streams a file from disk with Content-Length, Accept-Ranges and single-range 206 answers, so
 // a <video> element can seek and a download can resume (If-Range against the ETag or
 // Last-Modified sent here). Multi-range requests get the whole file (allowed by RFC 9110).
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../core/errors.js';
+import { storageError } from '../core/store/storage-errors.js';
 
 export function parseRange(header: string | undefined, size: number): { start: number; end: number } | 'unsatisfiable' | null {
   if (!header) return null;
@@ -30,14 +30,25 @@ export function parseRange(header: string | undefined, size: number): { start: n
 }
 
 export async function sendFileWithRanges(request: FastifyRequest, reply: FastifyReply, path: string, type: string): Promise<FastifyReply> {
+  // Opened before anything is answered, so a file that cannot be read is a clear error, not a
+  // stream that fails after the headers (or a 500).
+  let file: FileHandle;
+  try {
+    file = await open(path, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new GatewayError('not_found', 'The output file of this task is missing.');
+    throw storageError(error) ?? new GatewayError('storage_unavailable', "The gateway's storage is unavailable: the output file cannot be read.");
+  }
   let size: number;
   let modified: Date;
   try {
-    const info = await stat(path);
+    const info = await file.stat();
+    if (!info.isFile()) throw Object.assign(new Error('not a file'), { code: 'EISDIR' });
     size = info.size;
     modified = info.mtime;
-  } catch {
-    throw new GatewayError('not_found', 'The output file of this task is missing.');
+  } catch (error) {
+    await file.close();
+    throw storageError(error) ?? new GatewayError('storage_unavailable', "The gateway's storage is unavailable: the output file cannot be read.");
   }
   // Outputs never change once written, so size and time make a strong validator: a client
   // resuming a download with If-Range gets the rest only if the file is still the same one.
@@ -48,6 +59,7 @@ export async function sendFileWithRanges(request: FastifyRequest, reply: Fastify
   const rangeApplies = ifRange === undefined || ifRange === etag || ifRange === lastModified;
   const range = rangeApplies ? parseRange(request.headers.range, size) : null;
   if (range === 'unsatisfiable') {
+    await file.close();
     reply.header('content-range', `bytes */${size}`);
     throw new GatewayError('range_not_satisfiable', `The requested range is outside the ${size}-byte file.`, 'Range');
   }
@@ -57,7 +69,7 @@ export async function sendFileWithRanges(request: FastifyRequest, reply: Fastify
       .code(206)
       .header('content-range', `bytes ${range.start}-${range.end}/${size}`)
       .header('content-length', range.end - range.start + 1)
-      .send(createReadStream(path, { start: range.start, end: range.end }));
+      .send(file.createReadStream({ start: range.start, end: range.end }));
   }
-  return reply.code(200).header('content-length', size).send(createReadStream(path));
+  return reply.code(200).header('content-length', size).send(file.createReadStream());
 }

@@ -145,6 +145,16 @@ describe('mgw keys and balance', () => {
     expect(statSync(join(dir, 'gateway.db')).mode & 0o777).toBe(0o600);
   });
 
+  it('a data dir that cannot be created is one clear line, not a raw errno', () => {
+    const blocker = join(tempDir('mgw-block-'), 'a-file');
+    writeFileSync(blocker, 'in the way');
+    const result = mgw(['keys', 'list', '--data-dir', join(blocker, 'data')]);
+    expect(result.status).not.toBe(0);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(/Cannot create the data directory .*a-file\/data/);
+    expect(result.stderr).not.toMatch(/\bat \S+ \(/);
+  });
+
   it("commands read the data dir's config.json limits, as the server does", () => {
     const dir = tempDir('mgw-limits-');
     writeFileSync(join(dir, 'config.json'), JSON.stringify({ limits: { dailyTokens: { free: 2500 } } }));

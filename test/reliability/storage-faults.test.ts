@@ -7,13 +7,16 @@
 // nothing is corrupted, and once the fault is gone the database checks `ok`, every hold has ended
 // exactly once, the accounts balance, and requests work again. A lock released within the busy
 // timeout is waited out: the request succeeds.
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { VideoTask } from '../../shared/api-types.js';
 import { GatewayError } from '../../electron/core/errors.js';
 import type { VideoJob } from '../../electron/core/providers/provider.js';
 import { USD } from '../helpers/gateway.js';
+import { makeImage } from '../helpers/images.js';
 import { outcome, postJson, request, type RawResponse } from '../helpers/http.js';
 import { addStubVideoModel, StubVideoProvider, type StubBehaviour } from '../helpers/stub-video-provider.js';
 import { ledgerProblems, sleep, startReliabilityUpstreams, type ReliabilityUpstreams } from './support.js';
@@ -284,5 +287,51 @@ describe('storage that fails right after the provider took a new video task', ()
     await waitNoActiveTasks();
     expect(await problemsOfKey()).toEqual([]);
     expect((await u.t.gateway.billing.view(key.accountId)).balance_usd).toBe(before);
+  });
+});
+
+describe('files of the data dir that cannot be written or read', () => {
+  it('an upload dir that is not a directory: image-to-video answers 503 storage_unavailable, never a 500', async () => {
+    const uploads = join(u.t.dataDir, 'uploads');
+    renameSync(uploads, `${uploads}.away`);
+    writeFileSync(uploads, 'not a directory');
+    try {
+      const form = new FormData();
+      form.append('model', 'local-video');
+      form.append('prompt', 'slow zoom');
+      form.append('seconds', '2');
+      form.append('input_reference', new Blob([await makeImage(64, 64)], { type: 'image/png' }), 'ref.png');
+      const response = await request(`${u.t.baseUrl}/videos`, { method: 'POST', headers: { authorization: `Bearer ${key.token}` }, body: form });
+      expect(outcome(response)).toBe('503 storage_unavailable');
+      expect(response.text).not.toMatch(INTERNALS);
+    } finally {
+      rmSync(uploads);
+      renameSync(`${uploads}.away`, uploads);
+    }
+    expect(await problemsOfKey()).toEqual([]);
+    expect(await u.t.gateway.billing.activeHolds(key.accountId)).toEqual([]);
+  });
+
+  it('a completed output that cannot be opened answers 503 storage_unavailable; a missing one 404', async () => {
+    const created = await video();
+    const task = await waitTerminal((created.body as VideoTask).id);
+    expect(task.status).toBe('completed');
+    const row = await u.t.gateway.store.db.selectFrom('video_tasks').select('output_path').where('id', '=', task.id).executeTakeFirstOrThrow();
+    const output = row.output_path!;
+    const content = (range?: string) => request(`${u.t.baseUrl}/videos/${task.id}/content`, { headers: { authorization: `Bearer ${key.token}`, ...(range ? { range } : {}) } });
+    renameSync(output, `${output}.away`);
+    mkdirSync(output);
+    try {
+      for (const range of [undefined, 'bytes=0-99']) {
+        const response = await content(range);
+        expect(outcome(response)).toBe('503 storage_unavailable');
+        expect(response.text).not.toMatch(INTERNALS);
+      }
+    } finally {
+      rmSync(output, { recursive: true });
+    }
+    expect(outcome(await content())).toBe('404 not_found');
+    renameSync(`${output}.away`, output);
+    expect(outcome(await content())).toBe('200');
   });
 });

@@ -37,7 +37,14 @@ export const DATABASE_FILE = 'gateway.db';
 export async function openStore(dataDir: string): Promise<Store> {
   // Prompts, the ledger and key hashes are the owner's alone: a new data dir and database file
   // are readable by the owner only (SQLite gives its -wal and -shm files the database's mode).
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  try {
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    // A dir that cannot be made (read-only parent, permissions) says so, not "ENOENT, mkdir".
+    const code = (error as NodeJS.ErrnoException).code;
+    const reason = code === 'ENOENT' || code === 'EROFS' ? 'its parent directory cannot be written (read-only?)' : (error as Error).message;
+    throw new GatewayError('storage_unavailable', `Cannot create the data directory ${dataDir}: ${reason}.`);
+  }
   const path = join(dataDir, DATABASE_FILE);
   let raw: RawDb;
   try {

@@ -1,6 +1,7 @@
-// SQLite failures that mean the data dir cannot take writes (read-only, full, I/O errors, or a
-// lock held past busy_timeout) are the gateway's storage being unavailable: 503 with a clear
-// message, never a 500. Transactions roll back, so nothing is half-written.
+// SQLite and file system failures that mean the data dir cannot take writes (read-only, full,
+// I/O errors, permissions, or a lock held past busy_timeout) are the gateway's storage being
+// unavailable: 503 with a clear message, never a 500. Transactions roll back, so nothing is
+// half-written.
 import { GatewayError } from '../errors.js';
 
 const REASONS: [RegExp, string][] = [
@@ -10,6 +11,18 @@ const REASONS: [RegExp, string][] = [
   [/^SQLITE_(IOERR|CANTOPEN|CORRUPT|NOTADB|PROTOCOL)/, 'the database file cannot be read or written'],
 ];
 
+/** File system errors of the data dir (reference uploads, outputs, the gallery, the dir itself). */
+const FILE_REASONS: Record<string, string> = {
+  ENOSPC: 'the disk is full',
+  EDQUOT: 'the disk quota is used up',
+  EROFS: 'the data directory is read-only',
+  EACCES: 'the data directory cannot be written or read (permissions)',
+  EPERM: 'the data directory cannot be written or read (permissions)',
+  EIO: 'the disk reported an I/O error',
+  ENOTDIR: 'a path inside the data directory is not a directory',
+  EISDIR: 'a file inside the data directory is a directory',
+};
+
 /** The 503 for a storage failure, or null when the error is something else. */
 export function storageError(error: unknown): GatewayError | null {
   const code = (error as { code?: unknown } | null)?.code;
@@ -18,8 +31,8 @@ export function storageError(error: unknown): GatewayError | null {
       if (pattern.test(code)) return new GatewayError('storage_unavailable', `The gateway's storage is unavailable: ${reason}.`);
     }
   }
-  if ((error as { code?: unknown } | null)?.code === 'ENOSPC') {
-    return new GatewayError('storage_unavailable', "The gateway's storage is unavailable: the disk is full.");
+  if (typeof code === 'string' && FILE_REASONS[code]) {
+    return new GatewayError('storage_unavailable', `The gateway's storage is unavailable: ${FILE_REASONS[code]}.`);
   }
   return null;
 }
