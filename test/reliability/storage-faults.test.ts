@@ -290,6 +290,35 @@ describe('storage that fails right after the provider took a new video task', ()
   });
 });
 
+describe('a scheduler step that cannot be written', () => {
+  it('backs off instead of resubmitting every tick, and the task completes once storage is back', async () => {
+    // The provider takes the job, then the data dir is read-only for 2 s: the task has no
+    // upstream id on record, so each scheduler step submits it again and fails to write.
+    class ReadOnlyForAWhile extends StubVideoProvider {
+      override readonly submitTimeoutMs = 50;
+      private first = true;
+      override async submitVideo(job: VideoJob): Promise<string> {
+        if (this.first) {
+          this.first = false;
+          raw().pragma('query_only = 1');
+          setTimeout(() => raw().pragma('query_only = 0'), 2_000);
+        }
+        return super.submitVideo(job);
+      }
+    }
+    const stub = new ReadOnlyForAWhile('stub-readonly', 'partner');
+    await addStubVideoModel(u.t.gateway, stub, 'video-readonly');
+    const response = await postJson(`${u.t.baseUrl}/videos`, { model: 'video-readonly', prompt: 'a kite', seconds: 4 }, key.token);
+    expect(outcome(response)).toBe('200');
+    await sleep(2_000);
+    // Every 100 ms tick would be ~20 submissions; backing off from 100 ms keeps it to a handful.
+    expect(stub.submitted.length).toBeGreaterThanOrEqual(2);
+    expect(stub.submitted.length).toBeLessThanOrEqual(10);
+    expect((await waitTerminal((response.body as VideoTask).id, 90_000)).status).toBe('completed');
+    expect(await problemsOfKey()).toEqual([]);
+  }, 120_000);
+});
+
 describe('files of the data dir that cannot be written or read', () => {
   it('an upload dir that is not a directory: image-to-video answers 503 storage_unavailable, never a 500', async () => {
     const uploads = join(u.t.dataDir, 'uploads');

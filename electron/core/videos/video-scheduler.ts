@@ -29,6 +29,11 @@ export class VideoScheduler {
   private readonly listeners = new Set<Listener>();
   /** Consecutive failed polls per task, for backoff. */
   private readonly failures = new Map<string, number>();
+  /**
+   * Tasks whose last step failed inside the gateway (storage that cannot be written): left
+   * alone until `until`, backing off, instead of retried (and a local render restarted) every tick.
+   */
+  private readonly resting = new Map<string, { failures: number; until: number }>();
   private readonly intervalMs: number;
   private readonly concurrency: number;
 
@@ -97,13 +102,15 @@ export class VideoScheduler {
 
   /** One pass over the due tasks; exposed so tests can drive the scheduler deterministically. */
   async tick(): Promise<void> {
-    const due = await this.tasks.due(this.clock.now(), 500);
+    const now = this.clock.now();
+    const due = (await this.tasks.due(now, 500)).filter((row) => (this.resting.get(row.id)?.until ?? 0) <= now);
     let index = 0;
     const worker = async () => {
       while (index < due.length) {
         const row = due[index++]!;
-        await this.process(row).catch((error: unknown) =>
-          this.logger.error({ err: error, taskId: row.id }, 'video task step failed'),
+        await this.process(row).then(
+          () => this.resting.delete(row.id),
+          (error: unknown) => this.rest(row.id, error),
         );
       }
     };
@@ -176,6 +183,13 @@ export class VideoScheduler {
     await this.apply(provider, row, job, poll);
   }
 
+  private rest(taskId: string, error: unknown): void {
+    const failures = (this.resting.get(taskId)?.failures ?? 0) + 1;
+    this.resting.set(taskId, { failures, until: this.clock.now() + pollRetryDelayMs(error, failures, this.intervalMs, 60_000) });
+    // The first failure of a run and every tenth: a dead disk must not also flood the log.
+    if (failures === 1 || failures % 10 === 0) this.logger.error({ err: error, taskId, failures }, 'video task step failed');
+  }
+
   /** Retry-After when the upstream gave one, else exponential backoff (capped at a minute) with full jitter. */
   private backoffMs(taskId: string, error: unknown): number {
     const failures = (this.failures.get(taskId) ?? 0) + 1;
@@ -205,12 +219,16 @@ export class VideoScheduler {
   }
 
   private async submit(provider: VideoProvider, job: VideoJob): Promise<void> {
+    let upstreamId: string;
     try {
-      await this.tasks.setUpstream(job.taskId, await provider.submitVideo(job));
+      upstreamId = await provider.submitVideo(job);
     } catch (error) {
       const message = isGatewayError(error) ? error.message : 'The provider did not accept the task.';
       if (await this.tasks.fail(job.taskId, 'failed', 'generation_failed', message)) this.emit(job.taskId);
+      return;
     }
+    // A write that fails here is the gateway's trouble, not the task's: it rests and is submitted again.
+    await this.tasks.setUpstream(job.taskId, upstreamId);
   }
 
   private emit(taskId: string): void {
