@@ -7,7 +7,7 @@
 // nothing is corrupted, and once the fault is gone the database checks `ok`, every hold has ended
 // exactly once, the accounts balance, and requests work again. A lock released within the busy
 // timeout is waited out: the request succeeds.
-import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -15,6 +15,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { VideoTask } from '../../shared/api-types.js';
 import { GatewayError } from '../../electron/core/errors.js';
 import type { VideoJob } from '../../electron/core/providers/provider.js';
+import { createStudio } from '../../electron/core/studio/studio.js';
 import { USD } from '../helpers/gateway.js';
 import { makeImage } from '../helpers/images.js';
 import { outcome, postJson, request, type RawResponse } from '../helpers/http.js';
@@ -362,5 +363,33 @@ describe('files of the data dir that cannot be written or read', () => {
     expect(outcome(await content())).toBe('404 not_found');
     renameSync(`${output}.away`, output);
     expect(outcome(await content())).toBe('200');
+  });
+});
+
+describe("the studio's gallery that cannot be written", () => {
+  it('a studio image whose file cannot be saved is not charged, and leaves nothing behind', async () => {
+    const studio = await createStudio(u.t.gateway, { version: 'test' });
+    try {
+      const owner = studio.context.owner.accountId;
+      const charges = async () => (await u.t.gateway.billing.ledgerFor(owner)).filter((r) => r.kind === 'consume').length;
+      const before = { charges: await charges(), balance: (await u.t.gateway.billing.view(owner)).balance_usd };
+      const gallery = join(u.t.dataDir, 'gallery');
+      rmSync(gallery, { recursive: true, force: true });
+      writeFileSync(gallery, 'in the way of the gallery');
+      try {
+        const failed = await studio.dispatch('images.generate', { model: 'local-image', prompt: 'a paper boat', size: '256x256' }).then(() => null, (error: unknown) => error);
+        expect(failed).toMatchObject({ code: 'storage_unavailable' });
+      } finally {
+        rmSync(gallery);
+      }
+      expect(await charges()).toBe(before.charges);
+      expect((await u.t.gateway.billing.view(owner)).balance_usd).toBe(before.balance);
+      expect(await u.t.gateway.billing.activeHolds(owner)).toEqual([]);
+      const saved = (await studio.dispatch('images.generate', { model: 'local-image', prompt: 'a paper boat', size: '256x256' })) as { item: { media: string } };
+      expect(readdirSync(gallery)).toEqual([saved.item.media.replace('gallery/', '')]);
+      expect(await charges()).toBe(before.charges + 1);
+    } finally {
+      studio.dispose();
+    }
   });
 });

@@ -9,9 +9,18 @@ import { GatewayError } from '../errors.js';
 import { newId } from '../ids.js';
 import { sniffImage } from '../images/image-sniff.js';
 import type { Store } from '../store/database.js';
+import { storageError } from '../store/storage-errors.js';
 import type { GalleryRow } from '../store/schema.js';
 
 export const GALLERY_ID = /^img_[a-z0-9]{16}$/;
+
+/** An image file written to the gallery, not yet recorded. */
+export interface GalleryFile {
+  id: string;
+  file: string;
+  width: number;
+  height: number;
+}
 
 export class GalleryStore {
   readonly dir: string;
@@ -24,26 +33,36 @@ export class GalleryStore {
     this.dir = join(dataDir, 'gallery');
   }
 
-  async save(accountId: string, kind: GalleryItem['kind'], model: string, prompt: string, bytes: Buffer, costNano: number): Promise<GalleryItem> {
+  /**
+   * Writes the image file (before the charge: see ImageService's KeepImage), then record() adds
+   * its row once the cost is known. A file that cannot be written whole is removed.
+   */
+  async writeFile(bytes: Buffer): Promise<GalleryFile> {
     const size = sniffImage(bytes);
     if (!size) throw new GatewayError('upstream_invalid_response', 'The provider returned data that is not an image.');
     const id = newId('img', 16);
     const file = `${id}.${size.mime === 'image/png' ? 'png' : size.mime === 'image/jpeg' ? 'jpg' : 'webp'}`;
-    await mkdir(this.dir, { recursive: true, mode: 0o700 });
-    await writeFile(join(this.dir, file), bytes);
-    const row: GalleryRow = {
-      id,
-      account_id: accountId,
-      kind,
-      model,
-      prompt,
-      width: size.width,
-      height: size.height,
-      cost_nano: costNano,
-      file,
-      created_at: this.clock.now(),
-    };
-    await this.store.db.insertInto('gallery').values(row).execute();
+    const path = join(this.dir, file);
+    try {
+      await mkdir(this.dir, { recursive: true, mode: 0o700 });
+      await writeFile(path, bytes);
+    } catch (error) {
+      await rm(path, { force: true }).catch(() => undefined);
+      throw storageError(error) ?? new GatewayError('storage_unavailable', "The gateway's storage is unavailable: the gallery cannot be written.");
+    }
+    return { id, file, width: size.width, height: size.height };
+  }
+
+  /** The row of a written file; when it cannot be written, the file goes too. */
+  async record(accountId: string, kind: GalleryItem['kind'], model: string, prompt: string, written: GalleryFile, costNano: number): Promise<GalleryItem> {
+    const { id, file, width, height } = written;
+    const row: GalleryRow = { id, account_id: accountId, kind, model, prompt, width, height, cost_nano: costNano, file, created_at: this.clock.now() };
+    try {
+      await this.store.db.insertInto('gallery').values(row).execute();
+    } catch (error) {
+      await rm(join(this.dir, file), { force: true }).catch(() => undefined);
+      throw error;
+    }
     return toItem(row);
   }
 

@@ -41,9 +41,9 @@ export class ImageService {
     private readonly access: AccessGate,
   ) {}
 
-  async generate(principal: Principal, request: GenerateImageRequest): Promise<ImageResult> {
+  async generate(principal: Principal, request: GenerateImageRequest, keep?: KeepImage): Promise<ImageResult> {
     const { entry, job, provider, estimate } = await this.generationJob(principal, request);
-    return this.billed(principal, entry, estimate, job.signal, () => provider.generateImage(job));
+    return this.billed(principal, entry, estimate, job.signal, () => provider.generateImage(job), keep);
   }
 
   /**
@@ -86,7 +86,7 @@ export class ImageService {
     return { entry, job, provider, estimate };
   }
 
-  async edit(principal: Principal, request: EditImageRequest): Promise<ImageResult> {
+  async edit(principal: Principal, request: EditImageRequest, keep?: KeepImage): Promise<ImageResult> {
     const entry = await resolveImageModel(this.catalog, request.model, 'edit');
     checkPrompt(request.prompt, entry.record);
     const size = resolveSize(request.size, entry.record, 'edit');
@@ -97,7 +97,7 @@ export class ImageService {
     const provider = await this.providers.image(entry.providerId);
     const estimate = provider.estimateImageUsage(job);
     checkContextWindow(entry.record, job.prompt, estimate);
-    return this.billed(principal, entry, estimate, job.signal, () => provider.editImage(job));
+    return this.billed(principal, entry, estimate, job.signal, () => provider.editImage(job), keep);
   }
 
   private job(entry: CatalogEntry, prompt: string, size: ReturnType<typeof resolveSize>, signal: AbortSignal | undefined): ImageJob {
@@ -123,6 +123,7 @@ export class ImageService {
     estimate: TokenUsage,
     signal: AbortSignal | undefined,
     run: () => Promise<ImageOutcome>,
+    keep?: KeepImage,
   ): Promise<ImageResult> {
     const ticket = await this.open(principal, entry, estimate);
     let outcome: ImageOutcome;
@@ -130,6 +131,7 @@ export class ImageService {
       outcome = await run();
       signal?.throwIfAborted();
       checkImage(outcome.bytes);
+      await keep?.(outcome.bytes);
     } catch (error) {
       ticket.release();
       throw error;
@@ -166,6 +168,12 @@ export class ImageService {
     };
   }
 }
+
+/**
+ * Stores the image before it is charged (the studio's gallery file): when that fails, the hold
+ * is released and nothing is charged for an image no one gets.
+ */
+export type KeepImage = (bytes: Buffer) => Promise<void>;
 
 interface ImageTicket {
   release(): void;

@@ -1,6 +1,9 @@
+import type { ImageResult } from '../../../../shared/api-types.js';
 import type { StudioFile } from '../../../../shared/studio-contract.js';
 import { parseUsd } from '../../billing/money.js';
 import { invalid } from '../../errors.js';
+import type { GalleryFile } from '../../gallery/gallery-store.js';
+import type { KeepImage } from '../../images/image-service.js';
 import { sniffImage } from '../../images/image-sniff.js';
 import type { ReferenceImage } from '../../providers/provider.js';
 import type { StudioContext, StudioHandlers } from '../studio-context.js';
@@ -15,15 +18,23 @@ export function referenceFromFile(file: StudioFile, field: string): ReferenceIma
 
 export function imageHandlers(ctx: StudioContext): Pick<StudioHandlers, 'images.generate' | 'images.edit' | 'gallery.list' | 'gallery.delete'> {
   const { gateway, owner } = ctx;
-  const save = async (kind: 'generation' | 'edit', model: string, prompt: string, result: { data: [{ b64_json: string }]; usage: { cost_usd: string } }) => ({
-    item: await gateway.gallery.save(owner.accountId, kind, model, prompt, Buffer.from(result.data[0].b64_json, 'base64'), parseUsd(result.usage.cost_usd) ?? 0),
-  });
+  /**
+   * Runs a billed image request whose file is written to the gallery before the charge (a disk
+   * that cannot take it releases the hold: nothing charged), then records its row.
+   */
+  const saved = async (kind: 'generation' | 'edit', model: string, prompt: string, run: (keep: KeepImage) => Promise<ImageResult>) => {
+    let written: GalleryFile | null = null;
+    const result = await run(async (bytes) => {
+      written = await gateway.gallery.writeFile(bytes);
+    });
+    return { item: await gateway.gallery.record(owner.accountId, kind, model, prompt, written!, parseUsd(result.usage.cost_usd) ?? 0) };
+  };
   return {
-    'images.generate': async (input) => save('generation', input.model, input.prompt, await gateway.images.generate(owner, input)),
+    'images.generate': async (input) => saved('generation', input.model, input.prompt, (keep) => gateway.images.generate(owner, input, keep)),
     'images.edit': async (input) => {
       const images = input.images.map((file) => referenceFromFile(file, 'image'));
-      const result = await gateway.images.edit(owner, { model: input.model, prompt: input.prompt, ...(input.size ? { size: input.size } : {}), images });
-      return save('edit', input.model, input.prompt, result);
+      const request = { model: input.model, prompt: input.prompt, ...(input.size ? { size: input.size } : {}), images };
+      return saved('edit', input.model, input.prompt, (keep) => gateway.images.edit(owner, request, keep));
     },
     'gallery.list': async (input) => ({ items: await gateway.gallery.list(owner.accountId, input.limit ?? 60) }),
     'gallery.delete': async (input) => {
