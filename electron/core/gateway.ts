@@ -109,8 +109,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     activity,
     async close() {
       await scheduler.stop();
-      await activity.flush();
-      await usage.flush();
+      await activity.close();
+      await usage.close();
       await local.shutdown();
       await providers.close();
       await store.close();

@@ -19,7 +19,7 @@ import { createStudio } from '../../electron/core/studio/studio.js';
 import { USD } from '../helpers/gateway.js';
 import { makeImage } from '../helpers/images.js';
 import { outcome, postJson, request, type RawResponse } from '../helpers/http.js';
-import { addStubVideoModel, StubVideoProvider, type StubBehaviour } from '../helpers/stub-video-provider.js';
+import { addStubVideoModel, StubVideoProvider, waitFor, type StubBehaviour } from '../helpers/stub-video-provider.js';
 import { ledgerProblems, sleep, startReliabilityUpstreams, type ReliabilityUpstreams } from './support.js';
 
 let u: ReliabilityUpstreams;
@@ -288,6 +288,29 @@ describe('storage that fails right after the provider took a new video task', ()
     await waitNoActiveTasks();
     expect(await problemsOfKey()).toEqual([]);
     expect((await u.t.gateway.billing.view(key.accountId)).balance_usd).toBe(before);
+  });
+});
+
+describe('background batches that meet a read-only moment', () => {
+  it('usage counters and the activity log are kept and written once storage is back, not dropped', async () => {
+    const response = await image();
+    expect(outcome(response)).toBe('200');
+    const charged = (await u.t.gateway.billing.ledgerFor(key.accountId)).filter((r) => r.kind === 'consume');
+    expect(charged).toHaveLength(1);
+    // The batches are flushed 200 ms after the request: they meet the read-only data dir.
+    raw().pragma('query_only = 1');
+    await sleep(700);
+    raw().pragma('query_only = 0');
+    const usage = await waitFor(async () => {
+      const rows = await u.t.gateway.access.usage.rows(key.id);
+      return rows.length > 0 ? rows : null;
+    }, 10_000);
+    expect(usage).toMatchObject([{ requests: 1, spend_nano: charged[0]!.amount_nano }]);
+    const logged = await waitFor(async () => {
+      const entries = (await u.t.gateway.activity.recent(50)).filter((e) => e.key_id === key.id);
+      return entries.length > 0 ? entries : null;
+    }, 10_000);
+    expect(logged).toMatchObject([{ endpoint: '/v1/images/generations', status: 200 }]);
   });
 });
 

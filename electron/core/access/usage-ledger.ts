@@ -1,9 +1,11 @@
 // Usage per principal (key id or anonymous address), UTC day and model: requests, tokens and
 // spend. Daily token quotas read today's token total from memory (loaded once per principal and
-// day); rows are upserted in small batches off the request path.
+// day); rows are upserted in small batches off the request path, and a batch that cannot be
+// written is kept and tried again (store/write-retry.ts).
 import type { Store } from '../store/database.js';
 import type { UsageDailyTable } from '../store/schema.js';
 import type { Logger } from '../logger.js';
+import { WriteRetry } from '../store/write-retry.js';
 
 export interface UsageRecord {
   principal: string;
@@ -33,11 +35,13 @@ export class UsageLedger {
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
   private readonly upsert;
+  private readonly retry;
 
   constructor(
     private readonly store: Store,
-    private readonly logger: Logger,
+    logger: Logger,
   ) {
+    this.retry = new WriteRetry(logger, 'usage', FLUSH_MS);
     this.upsert = store.raw.prepare(
       `insert into usage_daily (principal, day, model, requests, input_tokens, output_tokens, spend_nano) values (?, ?, ?, ?, ?, ?, ?)
        on conflict (principal, day, model) do update set requests = requests + excluded.requests,
@@ -69,15 +73,25 @@ export class UsageLedger {
     const day = utcDay(now);
     const cached = this.today.get(usage.principal);
     if (cached && cached.day === day) cached.tokens += usage.inputTokens + usage.outputTokens;
-    const key = `${usage.principal}\u0000${day}\u0000${usage.model}`;
+    this.queue({ ...usage, day });
+    this.timer ??= setTimeout(() => void this.flush(), FLUSH_MS);
+  }
+
+  private queue(usage: UsageRecord & { day: string }): void {
+    const key = `${usage.principal}\u0000${usage.day}\u0000${usage.model}`;
     const pending = this.pending.get(key);
     if (pending) {
       pending.requests += usage.requests;
       pending.inputTokens += usage.inputTokens;
       pending.outputTokens += usage.outputTokens;
       pending.spendNano += usage.spendNano;
-    } else this.pending.set(key, { ...usage, day });
-    this.timer ??= setTimeout(() => void this.flush(), FLUSH_MS);
+    } else this.pending.set(key, { ...usage });
+  }
+
+  /** The last flush at shutdown: what cannot be written then is logged as lost. */
+  async close(): Promise<void> {
+    this.retry.close();
+    await this.flush();
   }
 
   async flush(): Promise<void> {
@@ -109,8 +123,13 @@ export class UsageLedger {
       await this.store.txSync(() => {
         for (const u of batch) this.upsert.run(u.principal, u.day, u.model, u.requests, u.inputTokens, u.outputTokens, u.spendNano);
       });
+      this.retry.succeeded();
     } catch (error) {
-      this.logger.warn({ err: error, rows: batch.length }, 'could not write usage');
+      const delay = this.retry.failed(error, batch.length);
+      if (delay === null) return;
+      for (const usage of batch) this.queue(usage);
+      if (this.timer) clearTimeout(this.timer);
+      this.timer = setTimeout(() => void this.flush(), delay);
     }
   }
 }

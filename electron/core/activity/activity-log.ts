@@ -1,12 +1,14 @@
 // Recent requests (time, key, endpoint, model, status, latency, cost) for the studio's Activity
 // view. Rows are written in small batches off the request path and trimmed to the newest
-// MAX_ROWS, so logging never slows a request down or grows without bound. A batch is one
-// synchronous transaction of prepared statements: an async one would hold the connection across
-// awaits, and every money transaction of the requests in flight would queue behind it.
+// MAX_ROWS, so logging never slows a request down or grows without bound; a batch that cannot
+// be written is kept and tried again (store/write-retry.ts). A batch is one synchronous
+// transaction of prepared statements: an async one would hold the connection across awaits,
+// and every money transaction of the requests in flight would queue behind it.
 import type { ActivityEntry } from '../../../shared/studio-contract.js';
 import { formatUsd } from '../billing/money.js';
 import type { Logger } from '../logger.js';
 import type { Store } from '../store/database.js';
+import { WriteRetry } from '../store/write-retry.js';
 import type { Insertable } from 'kysely';
 import type { RequestLogTable } from '../store/schema.js';
 
@@ -23,11 +25,13 @@ export class ActivityLog {
   private readonly listeners = new Set<Listener>();
   private readonly insert;
   private readonly trim;
+  private readonly retry;
 
   constructor(
     private readonly store: Store,
-    private readonly logger: Logger,
+    logger: Logger,
   ) {
+    this.retry = new WriteRetry(logger, 'the activity log', FLUSH_MS);
     this.insert = store.raw.prepare(
       'insert into request_log (at, key_id, method, endpoint, model, status, latency_ms, cost_nano) values (?, ?, ?, ?, ?, ?, ?, ?)',
     );
@@ -71,9 +75,21 @@ export class ActivityLog {
       });
       if (this.listeners.size === 0) return;
       for (const entry of (await this.rows(batch.length)).reverse()) for (const listener of this.listeners) listener(entry);
+      this.retry.succeeded();
     } catch (error) {
-      this.logger.warn({ err: error, rows: batch.length }, 'could not write the activity log');
+      const delay = this.retry.failed(error, batch.length);
+      if (delay === null) return;
+      // Back in front of what came since, newest MAX_ROWS kept (the table keeps no more anyway).
+      this.pending = [...batch, ...this.pending].slice(-MAX_ROWS);
+      if (this.timer) clearTimeout(this.timer);
+      this.timer = setTimeout(() => void this.flush(), delay);
     }
+  }
+
+  /** The last flush at shutdown: what cannot be written then is logged as lost. */
+  async close(): Promise<void> {
+    this.retry.close();
+    await this.flush();
   }
 
   private async rows(limit: number): Promise<ActivityEntry[]> {
