@@ -21,6 +21,9 @@ export interface SchedulerOptions {
 
 type Listener = (taskId: string) => void;
 
+/** The longest rest after a step the gateway could not write: storage comes back, and then the task should too. */
+const STEP_RETRY_CAP_MS = 10_000;
+
 export class VideoScheduler {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
@@ -185,7 +188,7 @@ export class VideoScheduler {
 
   private rest(taskId: string, error: unknown): void {
     const failures = (this.resting.get(taskId)?.failures ?? 0) + 1;
-    this.resting.set(taskId, { failures, until: this.clock.now() + pollRetryDelayMs(error, failures, this.intervalMs, 60_000) });
+    this.resting.set(taskId, { failures, until: this.clock.now() + pollRetryDelayMs(error, failures, this.intervalMs, STEP_RETRY_CAP_MS) });
     // The first failure of a run and every tenth: a dead disk must not also flood the log.
     if (failures === 1 || failures % 10 === 0) this.logger.error({ err: error, taskId, failures }, 'video task step failed');
   }
