@@ -1,16 +1,16 @@
 // Disk and database faults, made real through SQLite itself (the suite runs as root, so file
 // permissions would not stop a write): `PRAGMA query_only = 1` on the gateway's own connection
 // turns every write into SQLITE_READONLY (a read-only data dir), `PRAGMA max_page_count = <page
-// count>` makes the database full (SQLITE_FULL), and a second connection in another thread that
-// holds `BEGIN IMMEDIATE` locks it. Contract: a write that fails because storage is read-only or
+// count>` makes the database full (SQLITE_FULL), and another process that holds `BEGIN
+// IMMEDIATE` locks it. Contract: a write that fails because storage is read-only or
 // full answers 503 `storage_unavailable` with a clear message (never a 500, never internals);
 // nothing is corrupted, and once the fault is gone the database checks `ok`, every hold has ended
 // exactly once, the accounts balance, and requests work again. A lock released within the busy
 // timeout is waited out: the request succeeds.
 import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { VideoTask } from '../../shared/api-types.js';
 import { GatewayError } from '../../electron/core/errors.js';
@@ -207,31 +207,37 @@ describe('full database (PRAGMA max_page_count = page_count: new pages fail with
 describe('locked database (another connection holds BEGIN IMMEDIATE)', () => {
   const libsqlPath = createRequire(import.meta.url).resolve('libsql');
 
-  /** Holds the write lock from a worker thread (the gateway's busy wait blocks this thread). */
+  /** Holds the write lock from another process, as the CLI would. */
   async function holdLock(holdMs: number): Promise<{ released: Promise<void> }> {
-    const worker = new Worker(
-      `const { parentPort, workerData } = require('node:worker_threads');
-       const Database = require(workerData.libsql);
-       const db = new Database(workerData.path);
-       db.exec('BEGIN IMMEDIATE');
-       db.exec("UPDATE meta SET key = key WHERE 0");
-       parentPort.postMessage('locked');
-       setTimeout(() => { db.exec('COMMIT'); db.close(); parentPort.postMessage('released'); }, workerData.holdMs);`,
-      { eval: true, workerData: { libsql: libsqlPath, path: u.t.gateway.store.path, holdMs } },
+    const child = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const Database = require(process.argv[1]);
+         const db = new Database(process.argv[2]);
+         db.exec('BEGIN IMMEDIATE');
+         db.exec("UPDATE meta SET key = key WHERE 0");
+         process.stdout.write('locked\\n');
+         setTimeout(() => { db.exec('COMMIT'); db.close(); process.stdout.write('released\\n'); }, Number(process.argv[3]));`,
+        libsqlPath,
+        u.t.gateway.store.path,
+        String(holdMs),
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
     );
-    const messages: string[] = [];
-    const released = new Promise<void>((resolve, reject) => {
-      worker.on('message', (m: string) => {
-        messages.push(m);
-        if (m === 'released') void worker.terminate().then(() => resolve());
+    let out = '';
+    const seen = (word: string) =>
+      new Promise<void>((resolve, reject) => {
+        const check = () => out.includes(word) && resolve();
+        child.stdout.on('data', (chunk: Buffer) => {
+          out += chunk.toString();
+          check();
+        });
+        child.once('exit', (code) => (out.includes(word) ? resolve() : reject(new Error(`lock holder exited ${code} before "${word}"`))));
+        check();
       });
-      worker.on('error', reject);
-    });
-    await new Promise<void>((resolve, reject) => {
-      worker.once('message', () => resolve());
-      worker.once('error', reject);
-    });
-    return { released };
+    await seen('locked');
+    return { released: seen('released') };
   }
 
   it('a request meeting a lock released after ~500 ms waits for it (busy timeout) and succeeds', async () => {
@@ -246,6 +252,27 @@ describe('locked database (another connection holds BEGIN IMMEDIATE)', () => {
     }
     await expectRecovered();
   });
+
+  it('a lock held past the wait: 503 after ~5 s, and the server answers other requests all the while', async () => {
+    const lock = await holdLock(7_000);
+    const started = Date.now();
+    const pending = image();
+    // While the image request waits for the lock, the catalog and task polls are answered:
+    // the wait is a timer, not SQLite sleeping on the event loop.
+    await sleep(1_000);
+    const probeStart = Date.now();
+    const models = await request(`${u.t.baseUrl}/models`);
+    const probeMs = Date.now() - probeStart;
+    expect(models.status).toBe(200);
+    expect(probeMs, 'GET /v1/models waited for the lock').toBeLessThan(1_500);
+    const response = await pending;
+    const waited = Date.now() - started;
+    expect(outcome(response)).toBe('503 storage_unavailable');
+    expect(response.text).toMatch(/locked by another process/);
+    expect(waited).toBeGreaterThanOrEqual(4_500);
+    await lock.released;
+    await expectRecovered();
+  }, 30_000);
 });
 
 describe('storage that fails right after the provider took a new video task', () => {

@@ -33,7 +33,7 @@ export class HoldLedger {
   private readonly resetPeriod;
 
   constructor(
-    raw: RawDb,
+    private readonly raw: RawDb,
     private readonly clock: Clock,
     /** Length of a pro allowance period. */
     private readonly periodMs: number,
@@ -69,7 +69,10 @@ export class HoldLedger {
     const elapsed = this.clock.now() - row.period_started_at;
     if (elapsed < this.periodMs) return row;
     const started = row.period_started_at + Math.floor(elapsed / this.periodMs) * this.periodMs;
-    this.resetPeriod.run(started, row.id);
+    // Written only inside a transaction (every money move is one); a read outside one just sees
+    // the rolled-forward values. A write there could meet another process's lock as a prepared
+    // statement, which would leave the connection unable to commit (see store/lock-wait.ts).
+    if (this.raw.inTransaction) this.resetPeriod.run(started, row.id);
     return { ...row, allowance_used_nano: 0, period_started_at: started };
   }
 

@@ -1,10 +1,12 @@
 // The gateway's one SQLite file: libsql (better-sqlite3 API, prebuilt N-API binary) under Kysely.
-// WAL so the CLI and a running server share it safely; foreign keys on; writers wait for locks.
+// WAL so the CLI and a running server share it safely; foreign keys on; writers wait for locks
+// without blocking the event loop (lock-wait.ts).
 import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import Libsql from 'libsql';
-import { Kysely, Migrator, SqliteDialect, sql, type Transaction } from 'kysely';
+import { Kysely, Migrator, SqliteDialect, type Transaction } from 'kysely';
 import { GatewayError } from '../errors.js';
+import { lockWaitingDialect, SYNC_BUSY_TIMEOUT_MS, waitingForLock } from './lock-wait.js';
 import { migrationProvider } from './migrations.js';
 import type { Database } from './schema.js';
 
@@ -51,7 +53,7 @@ export async function openStore(dataDir: string): Promise<Store> {
     if (!existsSync(path)) closeSync(openSync(path, 'a', 0o600));
     raw = new Libsql(path);
     raw.pragma('journal_mode = WAL');
-    raw.pragma('busy_timeout = 5000');
+    raw.pragma(`busy_timeout = ${SYNC_BUSY_TIMEOUT_MS}`);
     raw.pragma('foreign_keys = ON');
     raw.pragma('synchronous = NORMAL');
   } catch (error) {
@@ -59,7 +61,7 @@ export async function openStore(dataDir: string): Promise<Store> {
   }
   // raw() rows are arrays; libsql ignores pluck() and adds _metadata to object rows.
   const dataVersionStmt = raw.prepare('pragma data_version').raw(true);
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: raw }) });
+  const db = new Kysely<Database>({ dialect: lockWaitingDialect(new SqliteDialect({ database: raw }), raw) });
 
   const migrator = new Migrator({ db, provider: migrationProvider });
   const { error } = await migrator.migrateToLatest();
@@ -93,7 +95,9 @@ export async function openStore(dataDir: string): Promise<Store> {
       return Promise.reject(err);
     }
   };
-  const txSync = <T>(fn: () => T): Promise<T> => whenFree(() => runSync(fn));
+  // BEGIN IMMEDIATE is where another process's lock is met; nothing has run yet, so waiting and
+  // running again is safe (a BUSY at COMMIT rolled everything back, so that is too).
+  const txSync = <T>(fn: () => T): Promise<T> => waitingForLock(() => whenFree(() => runSync(fn)));
 
   return {
     db,
@@ -102,15 +106,16 @@ export async function openStore(dataDir: string): Promise<Store> {
     async tx<T>(fn: (trx: Db) => Promise<T>): Promise<T> {
       // connection() pins Kysely's single SQLite connection for the whole callback, so no other
       // Kysely query can interleave with this transaction.
+      // BEGIN, COMMIT and ROLLBACK go through exec(), never a prepared statement: see lock-wait.ts.
       return db.connection().execute(async (conn) => {
-        await sql`begin immediate`.execute(conn);
+        await waitingForLock(() => raw.exec('begin immediate'));
         asyncTxOpen = true;
         try {
           const result = await fn(conn);
-          await sql`commit`.execute(conn);
+          raw.exec('commit');
           return result;
         } catch (err) {
-          await sql`rollback`.execute(conn).catch(() => undefined);
+          if (raw.inTransaction) raw.exec('rollback');
           throw err;
         } finally {
           asyncTxOpen = false;
