@@ -29,6 +29,7 @@ const secretName = (id: string): string => `provider:${id}`;
 export class ProviderConfigs {
   /** Read when the registry's cached adapter may be stale: a prepared statement. */
   private readonly rowById;
+  private readonly allRows;
   /** Bumped by every change made through this process (others show in data_version). */
   generation = 0;
 
@@ -38,6 +39,7 @@ export class ProviderConfigs {
     private readonly clock: Clock,
   ) {
     this.rowById = store.raw.prepare('select * from providers where id = ?');
+    this.allRows = store.raw.prepare('select * from providers');
   }
 
   async list(): Promise<ProviderInfo[]> {
@@ -93,6 +95,19 @@ export class ProviderConfigs {
   apiKey(row: ProviderRow): string | null {
     if (row.api_key_env) return process.env[row.api_key_env] ?? null;
     return this.secrets.get(secretName(row.id));
+  }
+
+  /**
+   * Every configured provider's key (stored or env-named), read synchronously because log
+   * redaction needs it at the moment a line is written, whether or not an adapter was built.
+   */
+  allKeys(): string[] {
+    const keys: string[] = [];
+    for (const row of this.allRows.all() as ProviderRow[]) {
+      const key = this.apiKey(row);
+      if (key) keys.push(key);
+    }
+    return keys;
   }
 
   private info(row: ProviderRow): ProviderInfo {

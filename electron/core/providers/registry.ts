@@ -14,7 +14,7 @@ import { DEFAULT_TIMEOUTS, UpstreamClient, type UpstreamTimeouts } from './upstr
 
 export class ProviderRegistry {
   private readonly builtin = new Map<string, Provider>();
-  private readonly configured = new Map<string, { row: ProviderRow; provider: Provider; generation: number }>();
+  private readonly configured = new Map<string, { row: ProviderRow; provider: Provider; generation: number; key: string | null }>();
   private readonly watch: ChangeWatch | null;
   readonly http: UpstreamClient;
 
@@ -45,8 +45,9 @@ export class ProviderRegistry {
       cached.generation = generation;
       return cached.provider;
     }
-    const provider = this.build(row);
-    this.configured.set(id, { row, provider, generation });
+    const key = this.configs!.apiKey(row);
+    const provider = this.build(row, key);
+    this.configured.set(id, { row, provider, generation, key });
     return provider;
   }
 
@@ -76,21 +77,21 @@ export class ProviderRegistry {
    * bumps the row and rebuilds the adapter, and reading the secret file per request was the
    * largest avoidable cost on the upstream path.
    */
-  private build(row: ProviderRow): Provider {
-    const key = this.configs!.apiKey(row);
+  private build(row: ProviderRow, key: string | null): Provider {
     const apiKey = () => key;
     if (row.kind === 'openai') return new OpenAIProvider({ id: row.id, baseUrl: row.base_url, apiKey }, this.http);
     return new FalProvider({ id: row.id, baseUrl: row.base_url, apiKey }, this.http);
   }
 
-  /** Every configured key, so upstream logging can redact them. */
+  /**
+   * Every key upstream logging must redact: each configured provider's current key (the
+   * connection test and discovery use it without building an adapter), plus the keys the built
+   * adapters hold, which may be older ones still in flight after a change.
+   */
   private knownSecrets(): string[] {
     if (!this.configs) return [];
-    const keys: string[] = [];
-    for (const { row } of this.configured.values()) {
-      const key = this.configs.apiKey(row);
-      if (key) keys.push(key);
-    }
-    return keys;
+    const keys = new Set(this.configs.allKeys());
+    for (const { key } of this.configured.values()) if (key) keys.add(key);
+    return [...keys];
   }
 }
