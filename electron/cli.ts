@@ -32,7 +32,8 @@ const HELP = `mgw: the Media Gateway Studio command line
 Every command takes --data-dir DIR (default: $MGW_DATA_DIR, else the platform's app-data folder).
 `;
 
-type Command = (gateway: Gateway, sub: string, argv: string[]) => Promise<void>;
+/** A command may answer an exit status of its own (a failed check is not a usage error); default 0. */
+type Command = (gateway: Gateway, sub: string, argv: string[]) => Promise<number | void>;
 const GROUPS: Record<string, Command> = { keys: keysCommand, balance: balanceCommand, models: modelsCommand, providers: providersCommand };
 
 /** --data-dir may appear anywhere; it is taken out before the command parses the rest. */
@@ -70,12 +71,13 @@ export async function main(argv: string[]): Promise<number> {
     // and balances read here agree with what it enforces.
     const dir = resolveDataDir(dataDir);
     const gateway = await createGateway({ dataDir: dir, limits: loadSettings(dir).limits });
+    let status: number | void;
     try {
-      await group(gateway, sub, tail);
+      status = await group(gateway, sub, tail);
     } finally {
       await gateway.close();
     }
-    return 0;
+    return status ?? 0;
   } catch (error) {
     if (error instanceof UsageError) {
       process.stderr.write(`mgw: ${error.message}\n`);

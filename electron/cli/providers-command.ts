@@ -10,7 +10,7 @@ const USAGE = {
   test: 'mgw providers test <id>',
 };
 
-export async function providersCommand(gateway: Gateway, sub: string, argv: string[]): Promise<void> {
+export async function providersCommand(gateway: Gateway, sub: string, argv: string[]): Promise<number | void> {
   switch (sub) {
     case 'add': {
       const args = parse(
@@ -55,8 +55,8 @@ export async function providersCommand(gateway: Gateway, sub: string, argv: stri
       const args = parse(argv, {}, { min: 1, max: 1, usage: USAGE.test });
       const check = await gateway.providerAdmin.check(args.positionals[0] ?? '');
       process.stdout.write(`${check.ok ? 'ok' : 'failed'}: ${check.message}\n`);
-      if (!check.ok) process.exitCode = 1;
-      return;
+      // Scripts and CI rely on the status; main() returns it (bin/mgw.js exits with it).
+      return check.ok ? 0 : 1;
     }
     default:
       throw new UsageError(`unknown providers command "${sub}" (usage: mgw providers add|list|remove|test)`);

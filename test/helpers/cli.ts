@@ -22,6 +22,23 @@ export function mgw(args: string[], env: Record<string, string> = {}): CliResult
   return { status: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
 }
 
+/**
+ * mgw() without blocking this process: for tests whose loopback upstreams live in the test
+ * process, and for several mgw processes running at once.
+ */
+export function mgwAsync(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  assertBuilt();
+  const child = spawn(process.execPath, [MGW, ...args], { env: { ...process.env, ...env } });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ status: code ?? -1, stdout, stderr }));
+  });
+}
+
 export interface Served {
   child: ChildProcessWithoutNullStreams;
   baseUrl: string;
