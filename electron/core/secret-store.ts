@@ -1,8 +1,10 @@
 // Where provider API keys live. Electron encrypts them with the OS keychain (safeStorage); the
 // headless gateway keeps them in a file only the owner can read. Never logged, never returned
 // by any API.
-import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { withFileLock } from './file-lock.js';
 
 export interface SecretStore {
   get(name: string): string | null;
@@ -10,7 +12,11 @@ export interface SecretStore {
   delete(name: string): void;
 }
 
-/** Headless: <data dir>/secrets.json, mode 0600, written atomically. */
+/**
+ * Headless: <data dir>/secrets.json, mode 0600, written atomically. The CLI, a running server and
+ * its studio may change it at once, so each change is a read-modify-write under a lock file, and
+ * each write goes through a temp file of its own (readers never need the lock: a rename is atomic).
+ */
 export class FileSecretStore implements SecretStore {
   private readonly path: string;
 
@@ -23,13 +29,23 @@ export class FileSecretStore implements SecretStore {
   }
 
   set(name: string, value: string): void {
-    this.write({ ...this.read(), [name]: value });
+    this.update((all) => ({ ...all, [name]: value }));
   }
 
   delete(name: string): void {
-    const all = this.read();
-    delete all[name];
-    this.write(all);
+    this.update((all) => {
+      if (!(name in all)) return null;
+      const { [name]: _removed, ...rest } = all;
+      return rest;
+    });
+  }
+
+  /** `change` answers the new contents, or null when there is nothing to write. */
+  private update(change: (all: Record<string, string>) => Record<string, string> | null): void {
+    withFileLock(`${this.path}.lock`, () => {
+      const next = change(this.read());
+      if (next) this.write(next);
+    });
   }
 
   private read(): Record<string, string> {
@@ -38,9 +54,18 @@ export class FileSecretStore implements SecretStore {
   }
 
   private write(all: Record<string, string>): void {
-    const tmp = `${this.path}.tmp`;
-    writeFileSync(tmp, JSON.stringify(all), { mode: 0o600 });
-    chmodSync(tmp, 0o600);
-    renameSync(tmp, this.path);
+    const tmp = `${this.path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+    try {
+      writeFileSync(tmp, JSON.stringify(all), { mode: 0o600 });
+      chmodSync(tmp, 0o600);
+      renameSync(tmp, this.path);
+    } catch (error) {
+      try {
+        unlinkSync(tmp);
+      } catch {
+        // never created, or already renamed
+      }
+      throw error;
+    }
   }
 }
