@@ -43,3 +43,33 @@ describe('mgw providers test', () => {
     expect(result.status).toBe(1);
   });
 });
+
+describe('mgw providers add refuses, with one line and status 2', () => {
+  const refused = async (args: string[], param: RegExp) => {
+    const result = await run('providers', 'add', '--kind', 'openai', ...args);
+    expect(result.status).toBe(2);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(param);
+    return result;
+  };
+  const listedIds = async () => (JSON.parse((await run('providers', 'list', '--json')).stdout) as { id: string }[]).map((p) => p.id);
+
+  it.each([
+    ['a query', 'http://127.0.0.1:9/v1?api-version=1'],
+    ['an empty query', 'http://127.0.0.1:9/v1?'],
+    ['a fragment', 'http://127.0.0.1:9/v1#x'],
+  ])('a base URL with %s', async (_label, url) => {
+    await refused(['--id', 'withquery', '--base-url', url, '--api-key', 'k-1234'], /base_url must not have a query or a fragment/);
+    expect(await listedIds()).not.toContain('withquery');
+  });
+
+  it.each([
+    ['user:password@', 'http://user:PASSW0RD@127.0.0.1:9/v1'],
+    ['user@', 'http://user@127.0.0.1:9/v1'],
+    ['an empty user', 'http://@127.0.0.1:9/v1'],
+  ])('a base URL with %s, without echoing it', async (_label, url) => {
+    const result = await refused(['--id', 'withcreds', '--base-url', url, '--api-key', 'k-1234'], /base_url must not contain a user name or password/);
+    expect(result.stderr).not.toContain('PASSW0RD');
+    expect(await listedIds()).not.toContain('withcreds');
+  });
+});

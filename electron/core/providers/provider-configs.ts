@@ -65,6 +65,12 @@ export class ProviderConfigs {
       throw invalid('base_url must be an http(s) URL.', 'base_url');
     }
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw invalid('base_url must be an http(s) URL.', 'base_url');
+    // Upstream paths are appended to the base URL, so a query or fragment would corrupt every call.
+    if (/[?#]/.test(baseUrl)) throw invalid('base_url must not have a query or a fragment.', 'base_url');
+    // Credentials belong in the API key, which is never listed; a URL is. The message does not echo it.
+    if (parsed.username || parsed.password || /^[a-z]+:\/\/[^/]*@/i.test(baseUrl)) {
+      throw invalid('base_url must not contain a user name or password; give the key with --api-key or --api-key-env.', 'base_url');
+    }
     if (input.apiKeyEnv !== undefined && !ENV.test(input.apiKeyEnv)) throw invalid('api_key_env must be an environment variable name.', 'api_key_env');
     if (input.apiKey !== undefined && input.apiKeyEnv !== undefined) throw invalid('Give the API key or the name of its environment variable, not both.', 'api_key');
     // The secret first: a server rebuilding the adapter when the row changes must see the new key.
