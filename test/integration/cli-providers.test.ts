@@ -73,3 +73,13 @@ describe('mgw providers add refuses, with one line and status 2', () => {
     expect(await listedIds()).not.toContain('withcreds');
   });
 });
+
+describe('mgw providers add --api-key', () => {
+  it("refuses an empty key (exit 2, one line), as the studio does, and adds nothing", async () => {
+    const result = await run('providers', 'add', '--kind', 'openai', '--id', 'emptykey', '--base-url', 'http://127.0.0.1:9/v1', '--api-key', '');
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(/^mgw: api_key must not be empty[^\n]*\n$/);
+    const listed = JSON.parse((await run('providers', 'list', '--json')).stdout) as { id: string }[];
+    expect(listed.map((p) => p.id)).not.toContain('emptykey');
+  });
+});

@@ -72,6 +72,8 @@ export class ProviderConfigs {
       throw invalid('base_url must not contain a user name or password; give the key with --api-key or --api-key-env.', 'base_url');
     }
     if (input.apiKeyEnv !== undefined && !ENV.test(input.apiKeyEnv)) throw invalid('api_key_env must be an environment variable name.', 'api_key_env');
+    // An empty key is a mistake (an unset shell variable), not "no key": leave the option out for that.
+    if (input.apiKey === '') throw invalid('api_key must not be empty; leave it out for a provider that needs no key.', 'api_key');
     if (input.apiKey !== undefined && input.apiKeyEnv !== undefined) throw invalid('Give the API key or the name of its environment variable, not both.', 'api_key');
     // The secret first: a server rebuilding the adapter when the row changes must see the new key.
     if (input.apiKey !== undefined) this.secrets.set(secretName(input.id), input.apiKey);
