@@ -1,6 +1,8 @@
 // mgw providers, as real child processes against a loopback OpenAI-compatible emulator: the exit
-// status scripts rely on, and the inputs `providers add` refuses with one line and status 2.
-import { rmSync } from 'node:fs';
+// status scripts rely on, and the inputs `providers add` refuses with one line and status 2
+// (an existing id included: add never replaces).
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOpenAIEmulator, type OpenAIEmulator } from '../emulators/index.js';
 import { mgwAsync } from '../helpers/cli.js';
@@ -81,5 +83,18 @@ describe('mgw providers add --api-key', () => {
     expect(result.stderr).toMatch(/^mgw: api_key must not be empty[^\n]*\n$/);
     const listed = JSON.parse((await run('providers', 'list', '--json')).stdout) as { id: string }[];
     expect(listed.map((p) => p.id)).not.toContain('emptykey');
+  });
+});
+
+describe('mgw providers add with an id that exists', () => {
+  it('is refused (exit 2, one line) and leaves the provider, its kind and its stored key as they were', async () => {
+    expect((await run('providers', 'add', '--kind', 'fal', '--id', 'taken', '--base-url', 'http://127.0.0.1:9', '--api-key', 'fal-KEEP-ME-1')).status).toBe(0);
+    const secretsBefore = readFileSync(join(dataDir, 'secrets.json'), 'utf8');
+    const again = await run('providers', 'add', '--kind', 'openai', '--id', 'taken', '--base-url', 'http://127.0.0.1:9/v1');
+    expect(again.status).toBe(2);
+    expect(again.stderr).toMatch(/^mgw: Provider taken exists already;[^\n]*\n$/);
+    const listed = JSON.parse((await run('providers', 'list', '--json')).stdout) as { id: string; kind: string; base_url: string; key_source: string }[];
+    expect(listed.find((p) => p.id === 'taken')).toMatchObject({ kind: 'fal', base_url: 'http://127.0.0.1:9', key_source: 'stored' });
+    expect(readFileSync(join(dataDir, 'secrets.json'), 'utf8')).toBe(secretsBefore);
   });
 });

@@ -95,6 +95,17 @@ describe('studio methods over HTTP', () => {
     expect(Object.keys(studio.handlers).sort()).toEqual([...STUDIO_METHODS].sort());
   });
 
+  it('providers.add refuses an id that exists with 400 invalid_request, param id, and keeps the stored key', async () => {
+    const first = await call<{ provider: { key_source: string } }>('providers.add', { id: 'dup', kind: 'fal', base_url: 'http://127.0.0.1:9', api_key: 'fal-KEEP-ME-2' });
+    expect(first.status).toBe(200);
+    const again = await call('providers.add', { id: 'dup', kind: 'openai', base_url: 'http://127.0.0.1:9/v1' });
+    expect(again.status).toBe(400);
+    expect(errorOf(again)).toMatchObject({ code: 'invalid_request', param: 'id' });
+    const listed = (await call<{ providers: { id: string; kind: string; key_source: string }[] }>('providers.list', {})).body.providers;
+    expect(listed.find((p) => p.id === 'dup')).toMatchObject({ kind: 'fal', key_source: 'stored' });
+    expect(t.gateway.providerConfigs.apiKey((await t.gateway.providerConfigs.row('dup'))!)).toBe('fal-KEEP-ME-2');
+  });
+
   it('images.generate bills the owner, saves to the gallery, and the media URL serves the PNG', async () => {
     const before = (await call<{ balance: { balance_usd: string } }>('billing.summary', {})).body.balance.balance_usd;
     const generated = await call<{ item: { id: string; media: string; cost_usd: string; width: number } }>('images.generate', { model: 'local-image', prompt: 'a paper boat', size: '512x512' });

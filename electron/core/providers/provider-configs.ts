@@ -25,6 +25,7 @@ export interface AddProvider {
 const ID = /^[a-z0-9][a-z0-9-]{0,39}$/;
 const ENV = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 const secretName = (id: string): string => `provider:${id}`;
+const exists = (id: string) => invalid(`Provider ${id} exists already; pick another id, or remove it first (mgw providers remove ${id}).`, 'id');
 
 export class ProviderConfigs {
   /** Read when the registry's cached adapter may be stale: a prepared statement. */
@@ -75,15 +76,24 @@ export class ProviderConfigs {
     // An empty key is a mistake (an unset shell variable), not "no key": leave the option out for that.
     if (input.apiKey === '') throw invalid('api_key must not be empty; leave it out for a provider that needs no key.', 'api_key');
     if (input.apiKey !== undefined && input.apiKeyEnv !== undefined) throw invalid('Give the API key or the name of its environment variable, not both.', 'api_key');
-    // The secret first: a server rebuilding the adapter when the row changes must see the new key.
+    // Add never replaces: a typo'd id would otherwise change another provider's kind and drop
+    // its key under the models using it. Checked before the secret store is touched.
+    if (await this.row(input.id)) throw exists(input.id);
+    // The secret before the row: a server that sees the row must find its key (a stale secret
+    // of a removed provider with this id is cleared).
     if (input.apiKey !== undefined) this.secrets.set(secretName(input.id), input.apiKey);
     else this.secrets.delete(secretName(input.id));
     const now = this.clock.now();
-    await this.store.db
-      .insertInto('providers')
-      .values({ id: input.id, kind: input.kind, base_url: baseUrl.replace(/\/+$/, ''), api_key_env: input.apiKeyEnv ?? null, created_at: now, updated_at: now })
-      .onConflict((oc) => oc.column('id').doUpdateSet({ kind: input.kind, base_url: baseUrl.replace(/\/+$/, ''), api_key_env: input.apiKeyEnv ?? null, updated_at: now }))
-      .execute();
+    try {
+      await this.store.db
+        .insertInto('providers')
+        .values({ id: input.id, kind: input.kind, base_url: baseUrl.replace(/\/+$/, ''), api_key_env: input.apiKeyEnv ?? null, created_at: now, updated_at: now })
+        .execute();
+    } catch (error) {
+      // Another process added the same id since the check above.
+      if (/^SQLITE_CONSTRAINT/.test(String((error as { code?: unknown }).code))) throw exists(input.id);
+      throw error;
+    }
     this.generation++;
     return this.info((await this.row(input.id))!);
   }

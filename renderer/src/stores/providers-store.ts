@@ -77,7 +77,8 @@ export function createProvidersStore(client: StudioCaller): ProvidersStore {
         set({ adding: true, addError: null });
         try {
           const { provider } = await client.call('providers.add', input);
-          // Re-adding an id replaces it: what was found for the old settings no longer holds.
+          // Add never replaces (an existing id is refused), but results may remain from an
+          // earlier provider of this id that was removed: they do not hold for the new one.
           set({ adding: false, checks: without(get().checks, provider.id), discoveries: without(get().discoveries, provider.id) });
           await load();
           return true;
