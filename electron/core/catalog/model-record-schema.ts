@@ -54,6 +54,9 @@ export type ModelRecordInput = Static<typeof ModelRecordSchema>;
 /** Throws 400 invalid_request naming the first offending field. */
 export async function assertModelRecord(value: unknown): Promise<ModelRecord> {
   const problem = await firstProblem(ModelRecordSchema, value);
-  if (problem) throw invalid(`Invalid model record: ${problem.param ?? 'record'} ${problem.message.toLowerCase()}.`, problem.param);
+  if (problem) throw invalid(`Invalid model record: ${problem.param ?? 'record'} ${lowerFirst(problem.message)}.`, problem.param);
   return value as ModelRecord;
 }
+
+// Only the first letter: the rest may quote a pattern or a value whose case matters.
+const lowerFirst = (text: string): string => text.charAt(0).toLowerCase() + text.slice(1);
