@@ -61,7 +61,9 @@ export async function modelsCommand(gateway: Gateway, sub: string, argv: string[
       const existing = await gateway.catalog.find(id);
       const providerId = stringOpt(args, 'provider') ?? existing?.providerId;
       if (!providerId) throw new UsageError(`--provider is required for a new model (usage: ${USAGE.put})`);
-      await gateway.providers.get(providerId); // fails clearly when the provider is unknown
+      // An unknown id is the owner's typo, not an outage: a usage error, before anything is written.
+      const known = gateway.providers.list().some((p) => p.id === providerId) || (await gateway.providerConfigs.row(providerId)) !== undefined;
+      if (!known) throw new UsageError(`no provider ${providerId} (mgw providers list shows the configured ones)`);
       const base: Json = existing
         ? (existing.record as unknown as Json)
         : { object: 'model', created: Math.floor(gateway.clock.now() / 1000), owned_by: providerId };

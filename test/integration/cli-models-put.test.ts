@@ -34,4 +34,11 @@ describe('mgw models put refusals', () => {
     expect(stderr).toContain('Invalid model record: id expected string to match');
     expect(stderr).toContain('A-Za-z0-9');
   });
+
+  it('an unknown --provider is a usage error naming it, and nothing is added', () => {
+    const stderr = expectUsageError(run('models', 'put', 'newm', '--provider', 'nope', '--json', JSON.stringify(IMAGE_RECORD)));
+    expect(stderr).toMatch(/^mgw: no provider nope\b/);
+    expect(stderr).not.toMatch(/not configured/);
+    expect(run('models', 'list', '--json').stdout).not.toContain('newm');
+  });
 });
