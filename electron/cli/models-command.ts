@@ -88,7 +88,7 @@ export async function modelsCommand(gateway: Gateway, sub: string, argv: string[
       process.stdout.write(`Added: ${result.added.join(', ') || 'none'}.
 `);
       if (result.skipped.length > 0) {
-        process.stdout.write(`Not added (no known price; use mgw models put): ${result.skipped.join(', ')}.
+        process.stdout.write(`Not added (no known price, or not a valid name or record; use mgw models put): ${result.skipped.join(', ')}.
 `);
       }
       return;

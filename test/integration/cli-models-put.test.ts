@@ -41,4 +41,23 @@ describe('mgw models put refusals', () => {
     expect(stderr).not.toMatch(/not configured/);
     expect(run('models', 'list', '--json').stdout).not.toContain('newm');
   });
+
+  it.each(['a/../../b', 'x/..', 'x/./y', 'a//b', 'a/'])('refuses the id %j (a ".", ".." or empty path segment)', (id) => {
+    const stderr = expectUsageError(run('models', 'put', id, '--provider', 'local', '--json', JSON.stringify(IMAGE_RECORD)));
+    expect(stderr).toContain('Invalid model record: id has an empty, "." or ".." path segment');
+    expect(run('models', 'list', '--json').stdout).not.toContain(JSON.stringify(id));
+  });
+
+  it.each(['../../../admin?x=1', 'fal-ai/../x', 'fal-ai//x', 'x/'])('refuses --upstream-model %j', (upstream) => {
+    const stderr = expectUsageError(run('models', 'put', 'safe-id', '--provider', 'local', '--upstream-model', upstream, '--json', JSON.stringify(IMAGE_RECORD)));
+    expect(stderr).toContain(`The upstream model ${JSON.stringify(upstream)} has an empty, "." or ".." path segment`);
+    expect(run('models', 'list', '--json').stdout).not.toContain('safe-id');
+  });
+
+  it('still takes ids and upstream models with dots and slashes inside segments', () => {
+    const put = run('models', 'put', 'vendor/model-1.5', '--provider', 'local', '--upstream-model', 'fal-ai/flux/v1.1', '--json', JSON.stringify(IMAGE_RECORD));
+    expect(put.stderr).toBe('');
+    expect(put.status).toBe(0);
+    expect(run('models', 'remove', 'vendor/model-1.5').status).toBe(0);
+  });
 });

@@ -5,9 +5,10 @@
 // change-watch.ts) and the catalog revision a trigger bumps on every change.
 import type { ModelList, ModelRecord } from '../../../shared/api-types.js';
 import type { Clock } from '../clock.js';
-import { GatewayError } from '../errors.js';
+import { GatewayError, invalid } from '../errors.js';
 import { ChangeWatch } from '../store/change-watch.js';
 import type { Store } from '../store/database.js';
+import { hasUnsafeSegment, UNSAFE_SEGMENT } from './model-path.js';
 import { assertModelRecord } from './model-record-schema.js';
 
 export interface CatalogEntry {
@@ -65,6 +66,9 @@ export class CatalogService {
   /** Adds or replaces a model (validated against the record schema). */
   async put(entry: Omit<CatalogEntry, 'source'> & { source?: CatalogEntry['source'] }): Promise<CatalogEntry> {
     const record = await assertModelRecord(entry.record);
+    if (hasUnsafeSegment(entry.upstreamModel)) {
+      throw invalid(`The upstream model ${JSON.stringify(entry.upstreamModel)} ${UNSAFE_SEGMENT}.`, 'upstream_model');
+    }
     await this.store.db
       .insertInto('models')
       .values({

@@ -2,7 +2,8 @@
 // records an owner puts into the catalog, so GET /v1/models never serves a malformed record.
 import { Type, type Static } from '@sinclair/typebox';
 import { invalid } from '../errors.js';
-import { firstProblem } from '../schema-check.js';
+import { firstProblem, type SchemaProblem } from '../schema-check.js';
+import { hasUnsafeSegment, UNSAFE_SEGMENT } from './model-path.js';
 import type { ModelRecord } from '../../../shared/api-types.js';
 
 const RoutePrice = Type.Object({
@@ -51,9 +52,18 @@ export const ModelRecordSchema = Type.Object(
 
 export type ModelRecordInput = Static<typeof ModelRecordSchema>;
 
+/** The first thing wrong with a would-be record (schema, then the rules a schema cannot say), or null. */
+export async function modelRecordProblem(value: unknown): Promise<SchemaProblem | null> {
+  const problem = await firstProblem(ModelRecordSchema, value);
+  if (problem) return problem;
+  const record = value as ModelRecordInput;
+  if (hasUnsafeSegment(record.id)) return { param: 'id', message: UNSAFE_SEGMENT };
+  return null;
+}
+
 /** Throws 400 invalid_request naming the first offending field. */
 export async function assertModelRecord(value: unknown): Promise<ModelRecord> {
-  const problem = await firstProblem(ModelRecordSchema, value);
+  const problem = await modelRecordProblem(value);
   if (problem) throw invalid(`Invalid model record: ${problem.param ?? 'record'} ${lowerFirst(problem.message)}.`, problem.param);
   return value as ModelRecord;
 }

@@ -3,8 +3,8 @@
 // when the upstream is a gateway like this one, whose model list carries prices and capabilities).
 import type { ModelRecord } from '../../../shared/api-types.js';
 import type { CatalogService } from '../catalog/catalog-service.js';
-import { ModelRecordSchema } from '../catalog/model-record-schema.js';
-import { firstProblem } from '../schema-check.js';
+import { hasUnsafeSegment } from '../catalog/model-path.js';
+import { modelRecordProblem } from '../catalog/model-record-schema.js';
 import type { Clock } from '../clock.js';
 import { GatewayError, invalid } from '../errors.js';
 import type { ProviderConfigs } from './provider-configs.js';
@@ -57,6 +57,11 @@ export class ProviderAdmin {
     const upstream = await this.listModels(row.base_url, this.configs.apiKey(row));
     const result: DiscoveryResult = { added: [], skipped: [] };
     for (const listed of upstream) {
+      // A listed name with a ".", ".." or empty segment is never adopted (nor joined into a path).
+      if (hasUnsafeSegment(listed.id)) {
+        result.skipped.push(listed.id);
+        continue;
+      }
       const catalogId = `${id}/${listed.id}`;
       const record = recordFromPriceBook(listed.id, catalogId, id, Math.floor(this.clock.now() / 1000)) ?? (await adoptListedRecord(listed.raw, catalogId, id));
       if (!record) {
@@ -94,5 +99,5 @@ async function adoptListedRecord(raw: Record<string, unknown>, catalogId: string
   if (typeof raw.capabilities !== 'object' || raw.capabilities === null || typeof raw.pricing !== 'object') return null;
   const { partner_video: _partner, partner_routes: _routes, ...capabilities } = raw.capabilities as Record<string, unknown>;
   const record = { ...raw, id: catalogId, owned_by: providerId, capabilities };
-  return (await firstProblem(ModelRecordSchema, record)) ? null : (record as unknown as ModelRecord);
+  return (await modelRecordProblem(record)) ? null : (record as unknown as ModelRecord);
 }

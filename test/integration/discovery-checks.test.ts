@@ -1,0 +1,54 @@
+// Discovery against an upstream whose model list the test writes: what is adopted and what is
+// skipped, so a far party cannot put into this catalog what mgw models put would refuse.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ModelRecord } from '../../shared/api-types.js';
+import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { request } from '../helpers/http.js';
+
+let t: TestGateway;
+let upstream: Server;
+let listed: Record<string, unknown>[] = [];
+
+beforeAll(async () => {
+  t = await startTestGateway({ background: false });
+  upstream = createServer((req, res) => {
+    res.writeHead(req.url === '/v1/models' ? 200 : 404, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(req.url === '/v1/models' ? { object: 'list', data: listed } : { error: { message: 'no' } }));
+  });
+  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+  const { port } = upstream.address() as AddressInfo;
+  await t.gateway.providerConfigs.add({ id: 'far', kind: 'openai', baseUrl: `http://127.0.0.1:${port}/v1`, apiKey: 'k' });
+});
+afterAll(async () => {
+  await t?.close();
+  await new Promise((resolve) => upstream?.close(resolve));
+});
+
+async function image(): Promise<ModelRecord> {
+  return structuredClone((await t.gateway.catalog.find('local-image'))!.record);
+}
+
+async function catalogIds(): Promise<string[]> {
+  return ((await request(`${t.baseUrl}/models`)).body as { data: { id: string }[] }).data.map((m) => m.id);
+}
+
+describe('discovery', () => {
+  it('skips listed names with a ".", ".." or empty path segment, price-book names and whole records alike', async () => {
+    const record = await image();
+    listed = [
+      { ...record, id: '../../admin' },
+      { ...record, id: 'x/..' },
+      { ...record, id: 'a//b' },
+      { id: '../gpt-image-1' },
+      { ...record, id: 'good/image' },
+    ];
+    const result = await t.gateway.providerAdmin.discover('far');
+    expect(result.added).toEqual(['far/good/image']);
+    expect(result.skipped).toEqual(['../../admin', 'x/..', 'a//b', '../gpt-image-1']);
+    const ids = await catalogIds();
+    expect(ids).toContain('far/good/image');
+    expect(ids.filter((id) => id.includes('..') || id.includes('//'))).toEqual([]);
+  });
+});
