@@ -20,6 +20,17 @@ const IMAGE_RECORD = {
   capabilities: { image_generation: true, supported_sizes: ['1024x1024'] },
 };
 
+const VIDEO_RECORD = {
+  tier: 'pro', model_type: 'video', pricing_mode: 'second',
+  pricing: { price: 0.1, currency: 'USD', unit: 'second' },
+  modalities: { input: ['text', 'image'], output: ['video'] }, context_window: { tokens: null, chars: 32000 },
+  usage_based_only: true, stream: false, json_mode: false, reasoning: false, tools_calling: false,
+  capabilities: {
+    video_generation: true, video_async: true, supported_seconds: [5, 10], supported_sizes: ['720p', '1080p'],
+    max_reference_images: 1, max_reference_image_bytes: 8388608, requires_reference_image: false,
+  },
+};
+
 /** One line on stderr, exit status 2, no stack. */
 function expectUsageError(result: ReturnType<typeof run>): string {
   expect(result.status).toBe(2);
@@ -59,5 +70,26 @@ describe('mgw models put refusals', () => {
     expect(put.stderr).toBe('');
     expect(put.status).toBe(0);
     expect(run('models', 'remove', 'vendor/model-1.5').status).toBe(0);
+  });
+
+  it.each([
+    ['wrongly typed capabilities', 'capabilities.supported_seconds', { ...VIDEO_RECORD, capabilities: { video_generation: true, supported_seconds: 5, supported_sizes: '720p' } }],
+    ['an image record with a numeric size list', 'capabilities.supported_sizes', { ...IMAGE_RECORD, capabilities: { ...IMAGE_RECORD.capabilities, supported_sizes: 1024 } }],
+    ['a video record without video capabilities', 'capabilities.video_generation', { ...VIDEO_RECORD, capabilities: {} }],
+    ['a per-second record without a price', 'pricing.price', { ...VIDEO_RECORD, pricing: { currency: 'USD', unit: 'second' } }],
+    ['a video record priced by tokens', 'pricing_mode', { ...VIDEO_RECORD, pricing_mode: 'token' }],
+    ['a unit billing cannot read', 'pricing.unit', { ...IMAGE_RECORD, pricing: { ...IMAGE_RECORD.pricing, unit: 'banana' } }],
+    ['an extra key in pricing', 'pricing.foo', { ...IMAGE_RECORD, pricing: { ...IMAGE_RECORD.pricing, foo: 1 } }],
+  ])('refuses %s with exit 2, naming %s, and adds nothing', (_what, param, record) => {
+    const stderr = expectUsageError(run('models', 'put', 'bad-model', '--provider', 'local', '--json', JSON.stringify(record)));
+    expect(stderr).toContain(`Invalid model record: ${param} `);
+    expect(run('models', 'list', '--json').stdout).not.toContain('bad-model');
+  });
+
+  it('refuses a merge that would break an existing record, and keeps the record as it was', () => {
+    const before = run('models', 'list', '--json').stdout;
+    const stderr = expectUsageError(run('models', 'put', 'local-video', '--json', '{"pricing_mode": "token"}'));
+    expect(stderr).toContain('Invalid model record: pricing_mode ');
+    expect(run('models', 'list', '--json').stdout).toBe(before);
   });
 });

@@ -51,4 +51,18 @@ describe('discovery', () => {
     expect(ids).toContain('far/good/image');
     expect(ids.filter((id) => id.includes('..') || id.includes('//'))).toEqual([]);
   });
+
+  it('adopts a listed record only when it passes the same check as models put', async () => {
+    const video = structuredClone((await t.gateway.catalog.find('local-video'))!.record);
+    listed = [
+      { ...video, id: 'typed-wrong', capabilities: { ...video.capabilities, supported_seconds: 5, supported_sizes: '720p' } },
+      { ...video, id: 'no-price', pricing: { currency: 'USD', unit: 'second' } },
+      { ...video, id: 'token-video', pricing_mode: 'token' },
+      { ...(await image()), id: 'extra-pricing', pricing: { input: 1, output: 2, currency: 'USD', unit: '1M tokens', foo: 1 } },
+      { ...video, id: 'fine-video' },
+    ];
+    const result = await t.gateway.providerAdmin.discover('far');
+    expect(result.added).toEqual(['far/fine-video']);
+    expect(result.skipped).toEqual(['typed-wrong', 'no-price', 'token-video', 'extra-pricing']);
+  });
 });

@@ -12,12 +12,21 @@ export interface TokenUsage {
 
 const UNIT = /^\s*(\d+(?:\.\d+)?)\s*([kKmM]?)\s*tokens?\s*$/;
 
-/** How many tokens the record's `unit` prices: "1M tokens" -> 1e6, "1K tokens" -> 1e3, "token" -> 1. */
-export function tokensPerUnit(unit: string): number {
+/**
+ * How many tokens a `unit` prices ("1M tokens" -> 1e6, "1K tokens" -> 1e3, "1 token" -> 1), or
+ * null when billing cannot read it (no count, or under one token). The catalog refuses such units.
+ */
+export function parseTokenUnit(unit: string): number | null {
   const match = UNIT.exec(unit);
-  if (!match) return 1_000_000;
+  if (!match) return null;
   const scale = match[2]?.toLowerCase() === 'm' ? 1_000_000 : match[2]?.toLowerCase() === 'k' ? 1_000 : 1;
-  return Number(match[1]) * scale;
+  const tokens = Math.round(Number(match[1]) * scale);
+  return tokens >= 1 && Number.isSafeInteger(tokens) ? tokens : null;
+}
+
+/** parseTokenUnit, with 1M for a unit it cannot read (a record stored before units were checked). */
+export function tokensPerUnit(unit: string): number {
+  return parseTokenUnit(unit) ?? 1_000_000;
 }
 
 function assertUsd(pricing: Pricing): void {

@@ -4,6 +4,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { invalid } from '../errors.js';
 import { firstProblem, type SchemaProblem } from '../schema-check.js';
 import { hasUnsafeSegment, UNSAFE_SEGMENT } from './model-path.js';
+import { recordRuleProblem } from './model-record-rules.js';
 import type { ModelRecord } from '../../../shared/api-types.js';
 
 const RoutePrice = Type.Object({
@@ -12,16 +13,44 @@ const RoutePrice = Type.Object({
   public_price_usd_per_second: Type.Number({ minimum: 0 }),
 });
 
-const Pricing = Type.Object({
-  input: Type.Optional(Type.Number({ minimum: 0 })),
-  output: Type.Optional(Type.Number({ minimum: 0 })),
-  price: Type.Optional(Type.Number({ minimum: 0 })),
-  route_prices_usd_per_second: Type.Optional(Type.Array(RoutePrice)),
-  minimum_request_price_usd: Type.Optional(Type.Number({ minimum: 0 })),
-  minimum_cache_tokens: Type.Optional(Type.Number({ minimum: 0 })),
-  currency: Type.String({ minLength: 1 }),
-  unit: Type.String({ minLength: 1 }),
-});
+// Strict: every field of the contract's pricing table is listed, and an unknown key would be
+// served to clients as if it priced something that billing never charges.
+const Pricing = Type.Object(
+  {
+    input: Type.Optional(Type.Number({ minimum: 0 })),
+    output: Type.Optional(Type.Number({ minimum: 0 })),
+    price: Type.Optional(Type.Number({ minimum: 0 })),
+    route_prices_usd_per_second: Type.Optional(Type.Array(RoutePrice)),
+    minimum_request_price_usd: Type.Optional(Type.Number({ minimum: 0 })),
+    minimum_cache_tokens: Type.Optional(Type.Number({ minimum: 0 })),
+    currency: Type.String({ minLength: 1 }),
+    unit: Type.String({ minLength: 1 }),
+  },
+  { additionalProperties: false },
+);
+
+const Flag = Type.Optional(Type.Boolean());
+
+// The known capabilities are typed (the request checks read them); other keys pass through, as
+// the contract calls capabilities endpoint-specific metadata.
+const Capabilities = Type.Object(
+  {
+    image_generation: Flag,
+    image_edit: Flag,
+    video_generation: Flag,
+    video_async: Flag,
+    supported_seconds: Type.Optional(Type.Array(Type.Integer({ minimum: 1 }))),
+    supported_sizes: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+    max_reference_images: Type.Optional(Type.Integer({ minimum: 0 })),
+    max_reference_image_bytes: Type.Optional(Type.Integer({ minimum: 0 })),
+    requires_reference_image: Flag,
+    partner_video: Flag,
+    partner_routes: Type.Optional(Type.Array(Type.Object({}))),
+    request_types: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+    max_task_seconds: Type.Optional(Type.Integer({ minimum: 1 })),
+  },
+  { additionalProperties: true },
+);
 
 const Modality = Type.Union([Type.Literal('text'), Type.Literal('image'), Type.Literal('video'), Type.Literal('audio')]);
 
@@ -45,7 +74,7 @@ export const ModelRecordSchema = Type.Object(
     json_mode: Type.Boolean(),
     reasoning: Type.Boolean(),
     tools_calling: Type.Boolean(),
-    capabilities: Type.Record(Type.String(), Type.Unknown()),
+    capabilities: Capabilities,
   },
   { additionalProperties: false },
 );
@@ -58,7 +87,7 @@ export async function modelRecordProblem(value: unknown): Promise<SchemaProblem 
   if (problem) return problem;
   const record = value as ModelRecordInput;
   if (hasUnsafeSegment(record.id)) return { param: 'id', message: UNSAFE_SEGMENT };
-  return null;
+  return recordRuleProblem(record);
 }
 
 /** Throws 400 invalid_request naming the first offending field. */
