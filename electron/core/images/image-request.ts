@@ -2,6 +2,7 @@
 // reference images. Each failure names the offending parameter.
 import type { ModelRecord } from '../../../shared/api-types.js';
 import type { TokenUsage } from '../billing/pricing.js';
+import { countOr, stringList } from '../catalog/capability-read.js';
 import type { CatalogEntry, CatalogService } from '../catalog/catalog-service.js';
 import { GatewayError, invalid } from '../errors.js';
 import { promptTokens } from '../providers/image-usage.js';
@@ -71,7 +72,7 @@ export function checkN(n: number | undefined): void {
 
 /** Parses and checks `size` against the model's supported_sizes; returns the default when absent. */
 export function resolveSize(size: string | undefined, record: ModelRecord, operation: 'generation' | 'edit' = 'generation'): ImageSize & { given: boolean } {
-  const supported = record.capabilities.supported_sizes ?? [];
+  const supported = stringList(record.capabilities.supported_sizes);
   // An edit without a size keeps its reference's size, so it needs no listed default.
   const fallback = operation === 'edit' ? '1024x1024' : undefined;
   const chosen = size ?? (supported.includes('1024x1024') ? '1024x1024' : (supported[0] ?? fallback));
@@ -86,10 +87,10 @@ export function resolveSize(size: string | undefined, record: ModelRecord, opera
 
 /** Count and byte limits of the record; content types were checked when the files were read. */
 export function checkReferenceImages(images: ReferenceImage[], record: ModelRecord): void {
-  const max = record.capabilities.max_reference_images ?? 1;
+  const max = countOr(record.capabilities.max_reference_images, 1);
   if (images.length === 0) throw invalid('At least one image file is required under the field "image".', 'image');
   if (images.length > max) throw invalid(`At most ${max} reference images are accepted by ${record.id}.`, 'image');
-  const maxBytes = record.capabilities.max_reference_image_bytes;
+  const maxBytes = countOr(record.capabilities.max_reference_image_bytes, undefined);
   for (const image of images) {
     if (maxBytes !== undefined && image.bytes.length > maxBytes) {
       throw new GatewayError(

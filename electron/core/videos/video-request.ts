@@ -2,6 +2,7 @@
 // duration/resolution, client_request_id), from JSON or multipart alike, and the seven
 // validation rules against the live model record.
 import type { ModelRecord } from '../../../shared/api-types.js';
+import { countOr, integerList, stringList } from '../catalog/capability-read.js';
 import type { CatalogEntry, CatalogService } from '../catalog/catalog-service.js';
 import { GatewayError, invalid } from '../errors.js';
 import { checkPromptText, SELECTORS } from '../images/image-request.js';
@@ -119,12 +120,12 @@ export async function resolveVideoModel(catalog: CatalogService, model: string):
 
 /** Request types a model's route supports: declared, else from its route prices, else from its inputs. */
 export function supportedRequestTypes(record: ModelRecord): string[] {
-  const declared = record.capabilities.request_types;
-  if (Array.isArray(declared) && declared.length > 0) return declared.map(String);
+  const declared = stringList(record.capabilities.request_types);
+  if (declared.length > 0) return declared;
   const routes = record.pricing.route_prices_usd_per_second;
-  if (routes && routes.length > 0) return [...new Set(routes.map((r) => r.request_type))];
+  if (Array.isArray(routes) && routes.length > 0) return [...new Set(routes.map((r) => r.request_type))];
   const types: string[] = [];
-  if (!record.capabilities.requires_reference_image) types.push('text-to-video');
+  if (record.capabilities.requires_reference_image !== true) types.push('text-to-video');
   if (record.modalities.input.includes('image')) types.push('image-to-video');
   return types;
 }
@@ -135,22 +136,22 @@ export function supportedRequestTypes(record: ModelRecord): string[] {
  */
 export function checkVideoRules(request: VideoCreateRequest, record: ModelRecord): void {
   const caps = record.capabilities;
-  const seconds = caps.supported_seconds ?? [];
+  const seconds = integerList(caps.supported_seconds);
   if (!seconds.includes(request.seconds)) {
     throw invalid(`${request.seconds} seconds is not supported by ${record.id}; supported: ${seconds.join(', ')}.`, request.secondsParam);
   }
-  const sizes = caps.supported_sizes ?? [];
+  const sizes = stringList(caps.supported_sizes);
   if (request.size !== null && !sizes.includes(request.size)) {
     throw invalid(`${request.sizeParam} ${request.size} is not supported by ${record.id}; supported: ${sizes.join(', ')}.`, request.sizeParam);
   }
-  if (caps.requires_reference_image && request.references.length === 0) {
+  if (caps.requires_reference_image === true && request.references.length === 0) {
     throw invalid(`${record.id} needs a reference image: send it as a multipart file under input_reference.`, 'input_reference');
   }
-  const max = caps.max_reference_images ?? 0;
+  const max = countOr(caps.max_reference_images, 0);
   if (request.references.length > max) {
     throw invalid(`${record.id} accepts at most ${max} reference image${max === 1 ? '' : 's'}.`, 'input_reference');
   }
-  const maxBytes = caps.max_reference_image_bytes;
+  const maxBytes = countOr(caps.max_reference_image_bytes, undefined);
   for (const image of request.references) {
     if (maxBytes !== undefined && image.bytes.length > maxBytes) {
       throw new GatewayError(
@@ -173,5 +174,5 @@ export function checkVideoRules(request: VideoCreateRequest, record: ModelRecord
 
 /** The output size: the requested one, else the model's first listed size. */
 export function effectiveSize(request: VideoCreateRequest, record: ModelRecord): string {
-  return request.size ?? record.capabilities.supported_sizes?.[0] ?? '480p';
+  return request.size ?? stringList(record.capabilities.supported_sizes)[0] ?? '480p';
 }

@@ -4,6 +4,7 @@ import type { AccessGate } from '../access/access-gate.js';
 import { assertModelAccess } from '../access/access-policy.js';
 import type { Principal } from '../access/principal.js';
 import type { BillingService } from '../billing/billing-service.js';
+import { countOr } from '../catalog/capability-read.js';
 import type { CatalogService } from '../catalog/catalog-service.js';
 import type { Clock } from '../clock.js';
 import { GatewayError, invalid } from '../errors.js';
@@ -70,7 +71,7 @@ export class VideoService {
           if (found) return found;
         }
         const hold = await this.billing.reserveIn(trx, principal.accountId, holdNano, 'video', taskId);
-        const maxSeconds = Number(record.capabilities.max_task_seconds ?? DEFAULT_MAX_TASK_SECONDS);
+        const maxSeconds = countOr(record.capabilities.max_task_seconds, 0) || DEFAULT_MAX_TASK_SECONDS;
         await this.tasks.insertIn(trx, {
           id: taskId,
           account_id: principal.accountId,

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ImageResult } from '../../../shared/api-types.js';
 import type { Gateway } from '../../core/gateway.js';
 import { parseUsd } from '../../core/billing/money.js';
+import { countOr } from '../../core/catalog/capability-read.js';
 import { invalid, isGatewayError } from '../../core/errors.js';
 import type { ImageResultStream } from '../../core/images/image-service.js';
 import { supportsImageOperation } from '../../core/images/image-request.js';
@@ -170,8 +171,8 @@ async function editLimits(gateway: Gateway): Promise<{ maxFileBytes: number; max
   let maxFiles = 1;
   for (const record of await gateway.catalog.list()) {
     if (!supportsImageOperation(record, 'edit')) continue;
-    maxFileBytes = Math.max(maxFileBytes, record.capabilities.max_reference_image_bytes ?? 0);
-    maxFiles = Math.max(maxFiles, record.capabilities.max_reference_images ?? 1);
+    maxFileBytes = Math.max(maxFileBytes, countOr(record.capabilities.max_reference_image_bytes, 0));
+    maxFiles = Math.max(maxFiles, countOr(record.capabilities.max_reference_images, 1));
   }
   return { maxFileBytes: maxFileBytes || DEFAULT_MAX_FILE_BYTES, maxFiles };
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Gateway } from '../../core/gateway.js';
 import { parseUsd } from '../../core/billing/money.js';
+import { countOr } from '../../core/catalog/capability-read.js';
 import { GatewayError, invalid } from '../../core/errors.js';
 import { VIDEO_FIELDS, type VideoCreateInput } from '../../core/videos/video-request.js';
 import { principalOf } from '../auth.js';
@@ -94,9 +95,9 @@ async function readVideoForm(request: FastifyRequest, gateway: Gateway): Promise
   let maxFileBytes = 0;
   let maxFiles = 1;
   for (const record of await gateway.catalog.list()) {
-    if (!record.capabilities.video_generation) continue;
-    maxFileBytes = Math.max(maxFileBytes, record.capabilities.max_reference_image_bytes ?? 0);
-    maxFiles = Math.max(maxFiles, record.capabilities.max_reference_images ?? 1);
+    if (record.capabilities.video_generation !== true) continue;
+    maxFileBytes = Math.max(maxFileBytes, countOr(record.capabilities.max_reference_image_bytes, 0));
+    maxFiles = Math.max(maxFiles, countOr(record.capabilities.max_reference_images, 1));
   }
   const form = await readMultipartForm(request, {
     fileField: 'input_reference',

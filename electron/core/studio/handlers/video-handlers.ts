@@ -1,6 +1,7 @@
 import type { StudioVideo } from '../../../../shared/studio-contract.js';
 import type { VideoTask } from '../../../../shared/api-types.js';
 import { formatUsd, usdToNano } from '../../billing/money.js';
+import { integerList } from '../../catalog/capability-read.js';
 import { GatewayError, invalid } from '../../errors.js';
 import { resolveVideoModel } from '../../videos/video-request.js';
 import { pricePerSecond, videoHoldNano } from '../../videos/video-pricing.js';
@@ -20,7 +21,7 @@ export function videoHandlers(ctx: StudioContext): Pick<StudioHandlers, 'videos.
   return {
     'videos.quote': async (input) => {
       const entry = await resolveVideoModel(gateway.catalog, input.model);
-      const seconds = entry.record.capabilities.supported_seconds ?? [];
+      const seconds = integerList(entry.record.capabilities.supported_seconds);
       if (!seconds.includes(input.seconds)) {
         throw invalid(`${input.seconds} seconds is not supported by ${entry.record.id}; supported: ${seconds.join(', ')}.`, 'seconds');
       }
