@@ -22,6 +22,13 @@ function mergeRecord(base: Json, patch: Json): Json {
   return merged;
 }
 
+/** partner_video / partner_routes describe the old provider and upstream model: a moved record gets them anew. */
+function movedFrom(record: Json, moved: boolean): Json {
+  if (!moved || !isObject(record.capabilities)) return record;
+  const { partner_video: _video, partner_routes: _routes, ...capabilities } = record.capabilities;
+  return { ...record, capabilities };
+}
+
 export async function modelsCommand(gateway: Gateway, sub: string, argv: string[]): Promise<void> {
   switch (sub) {
     case 'list': {
@@ -64,15 +71,12 @@ export async function modelsCommand(gateway: Gateway, sub: string, argv: string[
       // An unknown id is the owner's typo, not an outage: a usage error, before anything is written.
       const known = gateway.providers.list().some((p) => p.id === providerId) || (await gateway.providerConfigs.row(providerId)) !== undefined;
       if (!known) throw new UsageError(`no provider ${providerId} (mgw providers list shows the configured ones)`);
+      const upstreamModel = stringOpt(args, 'upstream-model') ?? existing?.upstreamModel ?? id;
       const base: Json = existing
-        ? (existing.record as unknown as Json)
+        ? movedFrom(existing.record as unknown as Json, existing.providerId !== providerId || existing.upstreamModel !== upstreamModel)
         : { object: 'model', created: Math.floor(gateway.clock.now() / 1000), owned_by: providerId };
       const record = mergeRecord(base, { ...patch, id });
-      const entry = await gateway.catalog.put({
-        record: record as unknown as ModelRecord,
-        providerId,
-        upstreamModel: stringOpt(args, 'upstream-model') ?? existing?.upstreamModel ?? id,
-      });
+      const entry = await gateway.catalog.put({ record: record as unknown as ModelRecord, providerId, upstreamModel });
       process.stdout.write(`${existing ? 'Updated' : 'Added'} model ${entry.record.id} (${describePricing(entry.record)}).\n`);
       return;
     }

@@ -93,3 +93,38 @@ describe('mgw models put refusals', () => {
     expect(run('models', 'list', '--json').stdout).toBe(before);
   });
 });
+
+describe('mgw models put and partner fields', () => {
+  const capabilitiesOf = (id: string) =>
+    (JSON.parse(run('models', 'list', '--json').stdout) as { record: { id: string; capabilities: Record<string, unknown> } }[]).find((e) => e.record.id === id)!.record.capabilities;
+
+  it('a fal video model gets partner_video and default routes, anew when its upstream model changes; moved to an openai provider it loses them', () => {
+    expect(run('providers', 'add', '--kind', 'fal', '--id', 'fl', '--base-url', 'http://127.0.0.1:9', '--api-key', 'k').status).toBe(0);
+    expect(run('providers', 'add', '--kind', 'openai', '--id', 'oa', '--base-url', 'http://127.0.0.1:9/v1', '--api-key', 'k').status).toBe(0);
+    const upstream = 'fal-ai/kling-video/v2/master/text-to-video';
+    expect(run('models', 'put', 'kling', '--provider', 'fl', '--upstream-model', upstream, '--json', JSON.stringify(VIDEO_RECORD)).status).toBe(0);
+    expect(capabilitiesOf('kling')).toMatchObject({
+      partner_video: true,
+      partner_routes: [
+        { route: upstream, request_type: 'text-to-video' },
+        { route: upstream, request_type: 'image-to-video' },
+      ],
+    });
+    const i2v = 'fal-ai/kling-video/v2/master/image-to-video';
+    expect(run('models', 'put', 'kling', '--upstream-model', i2v, '--json', '{}').status).toBe(0);
+    expect(capabilitiesOf('kling').partner_routes).toEqual([
+      { route: i2v, request_type: 'text-to-video' },
+      { route: i2v, request_type: 'image-to-video' },
+    ]);
+    const refused = expectUsageError(run('models', 'put', 'kling', '--json', '{"capabilities": {"partner_video": false}}'));
+    expect(refused).toContain('capabilities.partner_video');
+    const moved = run('models', 'put', 'kling', '--provider', 'oa', '--upstream-model', 'sora-2', '--json', '{}');
+    expect(moved.stderr).toBe('');
+    expect(moved.status).toBe(0);
+    expect(capabilitiesOf('kling')).not.toHaveProperty('partner_video');
+    expect(capabilitiesOf('kling')).not.toHaveProperty('partner_routes');
+    const claimed = expectUsageError(run('models', 'put', 'kling', '--json', '{"capabilities": {"partner_video": true}}'));
+    expect(claimed).toContain('capabilities.partner_video');
+  });
+});
+

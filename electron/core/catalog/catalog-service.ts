@@ -6,10 +6,12 @@
 import type { ModelList, ModelRecord } from '../../../shared/api-types.js';
 import type { Clock } from '../clock.js';
 import { GatewayError, invalid } from '../errors.js';
+import { LOCAL_PROVIDER_ID } from '../providers/local/local-models.js';
 import { ChangeWatch } from '../store/change-watch.js';
 import type { Store } from '../store/database.js';
 import { hasUnsafeSegment, UNSAFE_SEGMENT } from './model-path.js';
 import { assertModelRecord } from './model-record-schema.js';
+import { withPartnerFields } from './partner-fields.js';
 
 export interface CatalogEntry {
   record: ModelRecord;
@@ -65,10 +67,11 @@ export class CatalogService {
 
   /** Adds or replaces a model (validated against the record schema). */
   async put(entry: Omit<CatalogEntry, 'source'> & { source?: CatalogEntry['source'] }): Promise<CatalogEntry> {
-    const record = await assertModelRecord(entry.record);
+    const checked = await assertModelRecord(entry.record);
     if (hasUnsafeSegment(entry.upstreamModel)) {
       throw invalid(`The upstream model ${JSON.stringify(entry.upstreamModel)} ${UNSAFE_SEGMENT}.`, 'upstream_model');
     }
+    const record = withPartnerFields(checked, await this.providerKind(entry.providerId), entry.upstreamModel);
     await this.store.db
       .insertInto('models')
       .values({
@@ -91,6 +94,13 @@ export class CatalogService {
       .execute();
     this.invalidate();
     return { record, providerId: entry.providerId, upstreamModel: entry.upstreamModel, source: entry.source ?? 'owner' };
+  }
+
+  /** The kind of a configured provider (`local` for the built-in engine); undefined when unknown. */
+  private async providerKind(providerId: string): Promise<string | undefined> {
+    if (providerId === LOCAL_PROVIDER_ID) return 'local';
+    const row = await this.store.db.selectFrom('providers').select('kind').where('id', '=', providerId).executeTakeFirst();
+    return row?.kind;
   }
 
   async remove(id: string): Promise<void> {
