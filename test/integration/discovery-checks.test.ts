@@ -4,8 +4,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ModelRecord } from '../../shared/api-types.js';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { request } from '../helpers/http.js';
+import { startTestGateway, USD, type TestGateway } from '../helpers/gateway.js';
+import { errorOf, postJson, request } from '../helpers/http.js';
 
 let t: TestGateway;
 let upstream: Server;
@@ -65,4 +65,18 @@ describe('discovery', () => {
     expect(result.added).toEqual(['far/fine-video']);
     expect(result.skipped).toEqual(['typed-wrong', 'no-price', 'token-video', 'extra-pricing']);
   });
+
+  it('sora-2-pro from the price book lists only the sizes its $0.30/s covers (1024x1792 and 1792x1024 cost $0.50/s)', async () => {
+    listed = [{ id: 'sora-2-pro', object: 'model', created: 1, owned_by: 'system' }];
+    expect((await t.gateway.providerAdmin.discover('far')).added).toEqual(['far/sora-2-pro']);
+    const models = (await request(`${t.baseUrl}/models`)).body as { data: ModelRecord[] };
+    const pro = models.data.find((m) => m.id === 'far/sora-2-pro')!;
+    expect(pro.pricing).toMatchObject({ price: 0.3, unit: 'second' });
+    expect(pro.capabilities.supported_sizes).toEqual(['720x1280', '1280x720']);
+    const token = (await t.key('balance', { balanceNano: 10 * USD })).token;
+    const tall = await postJson(`${t.baseUrl}/videos`, { model: 'far/sora-2-pro', prompt: 'a city at night', seconds: 4, size: '1024x1792' }, token);
+    expect(tall.status).toBe(400);
+    expect(errorOf(tall)).toMatchObject({ code: 'invalid_request', param: 'size' });
+  });
 });
+

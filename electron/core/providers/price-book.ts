@@ -51,7 +51,9 @@ export const PRICE_BOOK: Record<string, Template> = {
   'gpt-image-1': gptImage(10, 40),
   'gpt-image-1-mini': gptImage(2.5, 8),
   'sora-2': sora(0.1, ['720x1280', '1280x720']),
-  'sora-2-pro': sora(0.3, ['720x1280', '1280x720', '1024x1792', '1792x1024']),
+  // OpenAI charges $0.30/s at 720x1280 and 1280x720 but $0.50/s at 1024x1792 and 1792x1024, and
+  // a record has one price per request type, not per size: only the sizes this price covers.
+  'sora-2-pro': sora(0.3, ['720x1280', '1280x720']),
 };
 
 export function recordFromPriceBook(upstreamModel: string, id: string, ownedBy: string, created: number): ModelRecord | null {
