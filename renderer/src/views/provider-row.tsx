@@ -9,6 +9,9 @@ import { useStore } from '../stores/use-store';
 
 const COLUMNS = 5;
 
+/** What a running row action is doing: a test or a discovery can take up to the upstream timeout. */
+const PENDING_LABEL = { test: 'Testing connection…', discover: 'Discovering models…', remove: 'Removing…' } as const;
+
 function Chips({ items }: { items: string[] }) {
   if (items.length === 0) return <span className="muted">none</span>;
   return (
@@ -89,6 +92,12 @@ export function ProviderRow({ provider }: { provider: ProviderInfo }) {
             <button type="button" className="btn btn-small btn-danger" disabled={busy} onClick={() => void providers.getState().remove(id)}>
               Remove
             </button>
+            {pending ? (
+              <span className="muted small nowrap" role="status" aria-label={`Progress for ${id}`}>
+                <span className="spinner" aria-hidden="true" />
+                {PENDING_LABEL[pending]}
+              </span>
+            ) : null}
           </div>
         </td>
       </tr>
