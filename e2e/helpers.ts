@@ -1,5 +1,6 @@
 // Shared steps for the studio specs: open the studio with the owner token, switch views, and
 // make small PNG files without any image library.
+import { randomBytes } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
 import { expect, type Page } from '@playwright/test';
 import { readServerState } from './server-state';
@@ -70,4 +71,34 @@ export function png(width: number, height: number, from: [number, number, number
     chunk('IDAT', deflateSync(raw)),
     chunk('IEND', Buffer.alloc(0)),
   ]);
+}
+
+/** An RGB PNG of random pixels: it does not compress, so the file is about width*height*3 bytes. */
+export function noisePng(width: number, height: number): Buffer {
+  const raw = randomBytes((width * 3 + 1) * height);
+  for (let y = 0; y < height; y += 1) raw[y * (width * 3 + 1)] = 0; // filter: none
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header[8] = 8;
+  header[9] = 2;
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', header),
+    chunk('IDAT', deflateSync(raw, { level: 1 })),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
+}
+
+/** Calls a studio method from outside the page, as the owner (what the gateway really holds). */
+export async function studioApi<T>(method: string, input: unknown = {}): Promise<T> {
+  const url = new URL(readServerState().studioUrl);
+  const token = new URLSearchParams(url.hash.slice(1)).get('token');
+  const response = await fetch(`${url.origin}/studio/api/${method}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(input),
+  });
+  if (!response.ok) throw new Error(`${method}: ${response.status} ${await response.text()}`);
+  return (await response.json()) as T;
 }

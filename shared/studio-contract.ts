@@ -120,6 +120,8 @@ export interface StudioMethods {
       size?: string;
       request_type?: 'text-to-video' | 'image-to-video';
       reference?: StudioFile;
+      /** As /v1's Idempotency-Key header: a repeat with the same key answers the first task. */
+      idempotency_key?: string;
     };
     output: { video: StudioVideo };
   };

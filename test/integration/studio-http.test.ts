@@ -161,6 +161,18 @@ describe('studio methods over HTTP', () => {
     expect(listed.body.videos[0]!.id).toBe(done.id);
   });
 
+  it('videos.create with the same idempotency_key answers the first task and holds once', async () => {
+    const holdsBefore = (await call<{ holds: unknown[] }>('billing.summary', {})).body.holds.length;
+    const input = { model: 'local-video', prompt: 'once only', seconds: 8, size: '480p', idempotency_key: 'studio-test-once' };
+    const [a, b] = await Promise.all([call<{ video: StudioVideo }>('videos.create', input), call<{ video: StudioVideo }>('videos.create', input)]);
+    expect([a.status, b.status]).toEqual([200, 200]);
+    expect(b.body.video.id).toBe(a.body.video.id);
+    const summary = await call<{ holds: { ref: string | null }[] }>('billing.summary', {});
+    expect(summary.body.holds.filter((h) => h.ref === a.body.video.id)).toHaveLength(1);
+    expect(summary.body.holds.length).toBe(holdsBefore + 1);
+    await call('videos.cancel', { id: a.body.video.id });
+  });
+
   it('keys.create returns the token once and it works on /v1; activity shows the request', async () => {
     const created = await call<{ key: { id: string }; token: string }>('keys.create', { access: 'balance', balance_usd: '1', label: 'from studio' });
     expect(created.status).toBe(200);

@@ -114,6 +114,66 @@ describe('videos store', () => {
   });
 });
 
+describe('one click, one request (references encoded inside the busy state)', () => {
+  const file = (name: string) => new File([new Uint8Array([1, 2, 3])], name, { type: 'image/png' });
+  /** An encoder that finishes only when the test says so: the window a second click used to hit. */
+  function slowEncoder() {
+    let finish: () => void = () => {};
+    const done = new Promise<void>((resolve) => (finish = resolve));
+    const encode = async (f: File) => {
+      await done;
+      return { name: f.name, mime: f.type, base64: 'AQID' };
+    };
+    return { encode, finish: () => finish() };
+  }
+
+  it('an edit is busy ("preparing") before its files are encoded; a second call meanwhile sends nothing', async () => {
+    const client = createFakeClient();
+    const { encode, finish } = slowEncoder();
+    const store = createImagesStore(client, encode);
+    client.handle('images.edit', (input) => ({ item: item('img_edit', { kind: 'edit', prompt: input.prompt }) }));
+    const first = store.getState().edit({ model: 'local-image', prompt: 'blur', files: [file('a.png'), file('b.png')] });
+    expect(store.getState()).toMatchObject({ editing: true, preparing: true });
+    expect(await store.getState().edit({ model: 'local-image', prompt: 'blur', files: [file('a.png')] })).toBeNull();
+    finish();
+    expect((await first)?.id).toBe('img_edit');
+    expect(client.countCalls('images.edit')).toBe(1);
+    expect(client.calls[0]!.input).toMatchObject({ images: [{ name: 'a.png', base64: 'AQID' }, { name: 'b.png', base64: 'AQID' }] });
+    expect(store.getState()).toMatchObject({ editing: false, preparing: false });
+  });
+
+  it('a video creation is busy before its reference is encoded, and each submit carries its own idempotency key', async () => {
+    const client = createFakeClient();
+    const { encode, finish } = slowEncoder();
+    const store = createVideosStore(client, encode);
+    let n = 0;
+    client.handle('videos.create', () => ({ video: video(`video_${(n += 1)}`) }));
+    const input = { model: 'local-animate', prompt: 'pan', seconds: 2, request_type: 'image-to-video' as const };
+    const first = store.getState().create({ ...input, file: file('ref.png') });
+    expect(store.getState()).toMatchObject({ creating: true, preparing: true });
+    expect(await store.getState().create({ ...input, file: file('ref.png') })).toBeNull();
+    finish();
+    await first;
+    await store.getState().create({ ...input, file: file('ref.png') });
+    const sent = client.calls.filter((c) => c.method === 'videos.create').map((c) => c.input as { idempotency_key: string; reference: unknown });
+    expect(sent).toHaveLength(2);
+    expect(sent[0]!.reference).toEqual({ name: 'ref.png', mime: 'image/png', base64: 'AQID' });
+    expect(sent[0]!.idempotency_key).toMatch(/^studio-[0-9a-f-]{36}$/);
+    expect(sent[1]!.idempotency_key).not.toBe(sent[0]!.idempotency_key);
+  });
+
+  it('a file that cannot be read ends the busy state with a readable error', async () => {
+    const client = createFakeClient();
+    const store = createImagesStore(client, async () => {
+      throw new Error('The file could not be read.');
+    });
+    expect(await store.getState().edit({ model: 'local-image', prompt: 'blur', files: [file('gone.png')] })).toBeNull();
+    expect(store.getState()).toMatchObject({ editing: false, preparing: false });
+    expect(store.getState().editError).toContain('The file could not be read.');
+    expect(client.countCalls('images.edit')).toBe(0);
+  });
+});
+
 describe('images store', () => {
   it('adds a generated item to the front of the gallery and shows it as the result', async () => {
     const client = createFakeClient();
@@ -156,7 +216,7 @@ describe('images store', () => {
       );
       throw error;
     });
-    await store.getState().edit({ model: 'local-image', prompt: 'blur', images: [] });
+    await store.getState().edit({ model: 'local-image', prompt: 'blur', files: [] });
     expect(store.getState().editError).toBe('reference_image_too_large: Reference image too large');
   });
 

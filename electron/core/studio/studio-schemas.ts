@@ -38,6 +38,7 @@ export const STUDIO_INPUT_SCHEMAS: { [M in StudioMethod]: TSchema } = {
       size: Type.Optional(Type.String()),
       request_type: Type.Optional(RequestType),
       reference: Type.Optional(File),
+      idempotency_key: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
     },
     { additionalProperties: false },
   ),

@@ -27,10 +27,18 @@ export function referenceProblem(files: readonly FileLike[], limits: ReferenceLi
   return null;
 }
 
-export async function toStudioFile(file: File): Promise<StudioFile> {
-  const bytes = new Uint8Array(await file.arrayBuffer());
-  let binary = '';
-  // Chunked: String.fromCharCode(...bytes) overflows the stack on multi-megabyte files.
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return { name: file.name, mime: file.type, base64: btoa(binary) };
+/**
+ * File -> StudioFile. FileReader encodes off the JS thread: a string loop over the bytes (and
+ * btoa) froze the page for seconds on multi-megabyte references.
+ */
+export function toStudioFile(file: File): Promise<StudioFile> {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => {
+      const url = String(reader.result);
+      resolve({ name: file.name, mime: file.type, base64: url.slice(url.indexOf(',') + 1) });
+    };
+    reader.onerror = () => reject(reader.error ?? new Error(`Could not read ${file.name}.`));
+    reader.readAsDataURL(file);
+  });
 }

@@ -1,11 +1,16 @@
 // Image generation, edits and the persisted gallery they feed.
 import { createStore, type StoreApi } from 'zustand/vanilla';
-import type { GalleryItem, StudioInput } from '../../../shared/studio-contract';
+import type { GalleryItem, StudioFile, StudioInput } from '../../../shared/studio-contract';
+import { toStudioFile } from '../lib/files';
 import type { StudioCaller } from '../transport/client';
 import { formatError } from '../transport/studio-error';
 import { coalesce } from './coalesce';
 
 export const GALLERY_LIMIT = 60;
+
+/** An edit as the view asks for it: the picked files, encoded by the store once it is busy. */
+export type EditRequest = Omit<StudioInput<'images.edit'>, 'images'> & { files: readonly File[] };
+export type EncodeFile = (file: File) => Promise<StudioFile>;
 
 export interface ImagesState {
   gallery: GalleryItem[];
@@ -14,12 +19,15 @@ export interface ImagesState {
   generating: boolean;
   generated: GalleryItem | null;
   generateError: string | null;
+  /** True from the click until the edit's answer, encoding included: one click, one request. */
   editing: boolean;
+  /** The references are being encoded (large files take a moment). */
+  preparing: boolean;
   edited: GalleryItem | null;
   editError: string | null;
   loadGallery(): Promise<void>;
   generate(input: StudioInput<'images.generate'>): Promise<GalleryItem | null>;
-  edit(input: StudioInput<'images.edit'>): Promise<GalleryItem | null>;
+  edit(input: EditRequest): Promise<GalleryItem | null>;
   remove(id: string): Promise<void>;
 }
 
@@ -30,7 +38,7 @@ function prepend(gallery: GalleryItem[], item: GalleryItem): GalleryItem[] {
   return [item, ...gallery.filter((existing) => existing.id !== item.id)];
 }
 
-export function createImagesStore(client: StudioCaller): ImagesStore {
+export function createImagesStore(client: StudioCaller, encode: EncodeFile = toStudioFile): ImagesStore {
   return createStore<ImagesState>()((set, get) => ({
     gallery: [],
     galleryLoaded: false,
@@ -39,6 +47,7 @@ export function createImagesStore(client: StudioCaller): ImagesStore {
     generated: null,
     generateError: null,
     editing: false,
+    preparing: false,
     edited: null,
     editError: null,
 
@@ -63,14 +72,18 @@ export function createImagesStore(client: StudioCaller): ImagesStore {
       }
     },
 
-    async edit(input) {
-      set({ editing: true, editError: null });
+    async edit({ files, ...input }) {
+      // Busy before the first await: a second click while the files encode is ignored.
+      if (get().editing) return null;
+      set({ editing: true, preparing: true, editError: null });
       try {
-        const { item } = await client.call('images.edit', input);
+        const images = await Promise.all(files.map(encode));
+        set({ preparing: false });
+        const { item } = await client.call('images.edit', { ...input, images });
         set({ editing: false, edited: item, gallery: prepend(get().gallery, item) });
         return item;
       } catch (error) {
-        set({ editing: false, editError: formatError(error) });
+        set({ editing: false, preparing: false, editError: formatError(error) });
         return null;
       }
     },

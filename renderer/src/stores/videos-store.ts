@@ -1,6 +1,7 @@
 // Video jobs: the list, live updates from videos.updated, the hold quote, create and cancel.
 import { createStore, type StoreApi } from 'zustand/vanilla';
-import type { StudioInput, StudioOutput, StudioVideo } from '../../../shared/studio-contract';
+import type { StudioFile, StudioInput, StudioOutput, StudioVideo } from '../../../shared/studio-contract';
+import { toStudioFile } from '../lib/files';
 import type { StudioCaller } from '../transport/client';
 import { formatError } from '../transport/studio-error';
 import { coalesce } from './coalesce';
@@ -15,6 +16,10 @@ export interface Quote extends StudioOutput<'videos.quote'> {
   key: string;
 }
 
+/** A creation as the view asks for it: the picked reference, encoded by the store once it is busy. */
+export type CreateRequest = Omit<StudioInput<'videos.create'>, 'reference' | 'idempotency_key'> & { file?: File };
+export type EncodeFile = (file: File) => Promise<StudioFile>;
+
 export const quoteKey = (input: QuoteInput): string => `${input.model}|${input.seconds}|${input.request_type}`;
 
 export interface VideosState {
@@ -23,18 +28,21 @@ export interface VideosState {
   error: string | null;
   quote: Quote | null;
   quoteError: string | null;
+  /** True from the click until the answer, encoding included: one click, one task and one hold. */
   creating: boolean;
+  /** The reference is being encoded. */
+  preparing: boolean;
   createError: string | null;
   load(): Promise<void>;
   requestQuote(input: QuoteInput): Promise<void>;
-  create(input: StudioInput<'videos.create'>): Promise<StudioVideo | null>;
+  create(input: CreateRequest): Promise<StudioVideo | null>;
   cancel(id: string): Promise<void>;
   applyUpdate(video: StudioVideo): void;
 }
 
 export type VideosStore = StoreApi<VideosState>;
 
-export function createVideosStore(client: StudioCaller): VideosStore {
+export function createVideosStore(client: StudioCaller, encode: EncodeFile = toStudioFile): VideosStore {
   let latestQuote = 0;
   return createStore<VideosState>()((set, get) => ({
     videos: [],
@@ -43,6 +51,7 @@ export function createVideosStore(client: StudioCaller): VideosStore {
     quote: null,
     quoteError: null,
     creating: false,
+    preparing: false,
     createError: null,
 
     load: coalesce(async () => {
@@ -65,14 +74,20 @@ export function createVideosStore(client: StudioCaller): VideosStore {
       }
     },
 
-    async create(input) {
-      set({ creating: true, createError: null });
+    async create({ file, ...input }) {
+      // Busy before the first await: a second click while the reference encodes is ignored.
+      if (get().creating) return null;
+      set({ creating: true, preparing: file !== undefined, createError: null });
+      // One key per submit: should the call reach the core twice, it still makes one task and one hold.
+      const idempotency_key = `studio-${crypto.randomUUID()}`;
       try {
-        const { video } = await client.call('videos.create', input);
+        const reference = file ? await encode(file) : undefined;
+        set({ preparing: false });
+        const { video } = await client.call('videos.create', { ...input, ...(reference ? { reference } : {}), idempotency_key });
         set({ creating: false, videos: upsertVideo(get().videos, video) });
         return video;
       } catch (error) {
-        set({ creating: false, createError: formatError(error) });
+        set({ creating: false, preparing: false, createError: formatError(error) });
         return null;
       }
     },

@@ -7,7 +7,7 @@ import { ImageCard } from '../components/image-card';
 import { PromptField } from '../components/prompt-field';
 import { ReferencePicker } from '../components/reference-picker';
 import { SelectField } from '../components/select-field';
-import { referenceProblem, toStudioFile } from '../lib/files';
+import { referenceProblem } from '../lib/files';
 import { isEditModel, referenceLimitsOf, sizesOf } from '../lib/models';
 import { useStores } from '../stores/stores-context';
 import { useStore } from '../stores/use-store';
@@ -32,6 +32,7 @@ export function EditView() {
   );
 
   const editing = useStore(images, (s) => s.editing);
+  const preparing = useStore(images, (s) => s.preparing);
   const error = useStore(images, (s) => s.editError);
   const result = useStore(images, (s) => s.edited ?? s.gallery.find((item) => item.kind === 'edit') ?? null);
   const gallery = useStore(images, (s) => s.gallery);
@@ -50,9 +51,8 @@ export function EditView() {
     if (problem) return; // already shown next to the picker
     if (!prompt.trim()) return setLocalError('Describe the edit in the prompt.');
     setLocalError(null);
-    const references = await Promise.all(files.map(toStudioFile));
     const outSize = size && sizes.includes(size) ? { size } : {};
-    await images.getState().edit({ model: choice.modelId, prompt, images: references, ...outSize });
+    await images.getState().edit({ model: choice.modelId, prompt, files, ...outSize });
   };
 
   return (
@@ -87,7 +87,7 @@ export function EditView() {
             <button type="submit" className="btn btn-primary" disabled={editing || !choice.modelId || problem !== null}>
               Edit image
             </button>
-            {editing ? <span className="muted" role="status">Editing…</span> : null}
+            {editing ? <span className="muted" role="status">{preparing ? 'Preparing images…' : 'Editing…'}</span> : null}
           </div>
         </form>
         <section className="result-pane" aria-label="Latest result">

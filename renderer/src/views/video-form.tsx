@@ -5,7 +5,7 @@ import { ErrorMessage } from '../components/alert';
 import { PromptField } from '../components/prompt-field';
 import { ReferencePicker } from '../components/reference-picker';
 import { SelectField, toOptions } from '../components/select-field';
-import { referenceProblem, toStudioFile } from '../lib/files';
+import { referenceProblem } from '../lib/files';
 import { formatUsd } from '../lib/format';
 import { isVideoModel, pick, referenceLimitsOf, requestTypesOf, secondsOf, sizesOf, type RequestType } from '../lib/models';
 import { useStores } from '../stores/stores-context';
@@ -39,6 +39,7 @@ export function VideoForm() {
   const quote = useStore(videos, (s) => s.quote);
   const quoteError = useStore(videos, (s) => s.quoteError);
   const creating = useStore(videos, (s) => s.creating);
+  const preparing = useStore(videos, (s) => s.preparing);
   const createError = useStore(videos, (s) => s.createError);
   const currentKey = seconds ? quoteKey({ model: choice.modelId, seconds, request_type: requestType }) : '';
 
@@ -55,14 +56,14 @@ export function VideoForm() {
     if (needsReference && files.length === 0) return setLocalError('Image to video needs a reference image.');
     if (problem) return;
     setLocalError(null);
-    const reference = needsReference && files[0] ? await toStudioFile(files[0]) : undefined;
+    const file = needsReference ? files[0] : undefined;
     await videos.getState().create({
       model: choice.modelId,
       prompt,
       seconds,
       request_type: requestType,
       ...(size ? { size } : {}),
-      ...(reference ? { reference } : {}),
+      ...(file ? { file } : {}),
     });
   };
 
@@ -122,7 +123,7 @@ export function VideoForm() {
         <button type="submit" className="btn btn-primary" disabled={creating || !choice.modelId || problem !== null}>
           Create video
         </button>
-        {creating ? <span className="muted" role="status">Submitting…</span> : null}
+        {creating ? <span className="muted" role="status">{preparing ? 'Preparing image…' : 'Submitting…'}</span> : null}
       </div>
     </form>
   );

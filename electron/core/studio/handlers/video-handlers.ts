@@ -35,7 +35,7 @@ export function videoHandlers(ctx: StudioContext): Pick<StudioHandlers, 'videos.
       if (input.size !== undefined) fields.size = input.size;
       if (input.request_type !== undefined) fields.request_type = input.request_type;
       const references = input.reference ? [referenceFromFile(input.reference, 'input_reference')] : [];
-      const task = await gateway.videos.create(owner, { fields, references, transport: 'multipart' }, undefined, studioUrl);
+      const task = await gateway.videos.create(owner, { fields, references, transport: 'multipart' }, input.idempotency_key, studioUrl);
       return { video: toStudioVideo(task) };
     },
     'videos.list': async (input) => {

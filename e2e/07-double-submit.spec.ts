@@ -1,0 +1,58 @@
+// One click, one bill: a double-click on "Edit image" or "Create video" (image-to-video) must send
+// one request, even while large references are still being encoded. Counted from the gateway's
+// side (gallery items, video tasks), not from what the page shows.
+import { expect, test } from '@playwright/test';
+import { gotoView, noisePng, openStudio, png, studioApi } from './helpers';
+
+interface Gallery {
+  items: { id: string; kind: string }[];
+}
+interface Videos {
+  videos: { id: string; status: string }[];
+}
+
+test('a double-click on "Edit image" with large references makes one edit', async ({ page }) => {
+  await openStudio(page);
+  await gotoView(page, 'Edit');
+  const before = new Set((await studioApi<Gallery>('gallery.list', { limit: 200 })).items.map((i) => i.id));
+
+  // Three ~3 MB references that do not compress: encoding them takes a noticeable moment.
+  const refs = ['a', 'b', 'c'].map((n) => ({ name: `noise-${n}.png`, mimeType: 'image/png', buffer: noisePng(1000, 1000) }));
+  await page.locator('input[type="file"]').setInputFiles(refs);
+  await page.getByRole('textbox', { name: 'Prompt' }).fill('make it black and white');
+  const button = page.getByRole('button', { name: 'Edit image' });
+  await button.dblclick();
+  await expect(button).toBeDisabled();
+  await expect(page.getByRole('status').filter({ hasText: /^(Preparing images…|Editing…)$/ })).toBeVisible();
+
+  const result = page.getByRole('region', { name: 'Latest result' });
+  await expect(result.getByRole('img', { name: 'Result: make it black and white' })).toBeVisible({ timeout: 60_000 });
+  await expect(button).toBeEnabled();
+  // A second request, had one been sent, would land right after the first.
+  await page.waitForTimeout(2_000);
+  const added = (await studioApi<Gallery>('gallery.list', { limit: 200 })).items.filter((i) => !before.has(i.id));
+  expect(added.map((i) => i.kind)).toEqual(['edit']);
+});
+
+test('a double-click on "Create video" (image-to-video) makes one task and one hold', async ({ page }) => {
+  await openStudio(page);
+  await gotoView(page, 'Videos');
+  const before = new Set((await studioApi<Videos>('videos.list', { limit: 100 })).videos.map((v) => v.id));
+
+  await page.getByLabel('Model', { exact: true }).selectOption('local-animate');
+  await page.getByLabel('Duration', { exact: true }).selectOption('2');
+  await page.getByLabel('Resolution', { exact: true }).selectOption('480p');
+  await page.locator('input[type="file"]').setInputFiles({ name: 'field.png', mimeType: 'image/png', buffer: png(160, 90, [90, 160, 60], [220, 240, 150]) });
+  await page.getByRole('textbox', { name: 'Prompt' }).fill('slow pan across the field');
+  const jobs = page.getByRole('region', { name: 'Video jobs' }).getByRole('listitem', { name: /^Video video_/ });
+  const shown = await jobs.count();
+  const button = page.getByRole('button', { name: 'Create video' });
+  await button.dblclick();
+
+  await expect.poll(() => jobs.count()).toBeGreaterThan(shown);
+  await expect(button).toBeEnabled();
+  await page.waitForTimeout(2_000);
+  const created = (await studioApi<Videos>('videos.list', { limit: 100 })).videos.filter((v) => !before.has(v.id));
+  expect(created).toHaveLength(1);
+  await expect(jobs.first()).toHaveAttribute('data-status', 'completed', { timeout: 60_000 });
+});
