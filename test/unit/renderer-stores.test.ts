@@ -220,6 +220,18 @@ describe('images store', () => {
     expect(store.getState().editError).toBe('reference_image_too_large: Reference image too large');
   });
 
+  it('clearEditError drops a refusal once the inputs change', async () => {
+    const client = createFakeClient();
+    const store = createImagesStore(client, async (f) => ({ name: f.name, mime: f.type, base64: '' }));
+    client.handle('images.edit', () => {
+      throw new StudioError('invalid_request', 'The file "fake.png" is not a PNG, JPEG or WebP image.', 'image', 400);
+    });
+    await store.getState().edit({ model: 'local-image', prompt: 'blur', files: [new File(['text'], 'fake.png', { type: 'image/png' })] });
+    expect(store.getState().editError).toContain('fake.png');
+    store.getState().clearEditError();
+    expect(store.getState().editError).toBeNull();
+  });
+
   it('removes a deleted item from the gallery and the result pane', async () => {
     const client = createFakeClient();
     const store = createImagesStore(client);

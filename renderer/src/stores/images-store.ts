@@ -28,6 +28,8 @@ export interface ImagesState {
   loadGallery(): Promise<void>;
   generate(input: StudioInput<'images.generate'>): Promise<GalleryItem | null>;
   edit(input: EditRequest): Promise<GalleryItem | null>;
+  /** The inputs changed: an error about the previous ones no longer applies. */
+  clearEditError(): void;
   remove(id: string): Promise<void>;
 }
 
@@ -86,6 +88,10 @@ export function createImagesStore(client: StudioCaller, encode: EncodeFile = toS
         set({ editing: false, preparing: false, editError: formatError(error) });
         return null;
       }
+    },
+
+    clearEditError() {
+      if (get().editError !== null) set({ editError: null });
     },
 
     async remove(id) {

@@ -36,6 +36,8 @@ export interface VideosState {
   load(): Promise<void>;
   requestQuote(input: QuoteInput): Promise<void>;
   create(input: CreateRequest): Promise<StudioVideo | null>;
+  /** The inputs changed: an error about the previous ones no longer applies. */
+  clearCreateError(): void;
   cancel(id: string): Promise<void>;
   applyUpdate(video: StudioVideo): void;
 }
@@ -90,6 +92,10 @@ export function createVideosStore(client: StudioCaller, encode: EncodeFile = toS
         set({ creating: false, preparing: false, createError: formatError(error) });
         return null;
       }
+    },
+
+    clearCreateError() {
+      if (get().createError !== null) set({ createError: null });
     },
 
     async cancel(id) {

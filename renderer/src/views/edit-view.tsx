@@ -44,6 +44,12 @@ export function EditView() {
     void images.getState().loadGallery();
   }, [images]);
 
+  // An error names the files/prompt/model it was about: once they change it is stale.
+  const inputsChanged = () => {
+    setLocalError(null);
+    images.getState().clearEditError();
+  };
+
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     if (editing || !choice.modelId) return;
@@ -66,7 +72,7 @@ export function EditView() {
             limits={limits}
             onChange={(next) => {
               setFiles(next);
-              setLocalError(null);
+              inputsChanged();
             }}
           />
           {problem ? (
@@ -76,11 +82,22 @@ export function EditView() {
           ) : null}
           <PromptField
             value={prompt}
-            onChange={setPrompt}
+            onChange={(next) => {
+              setPrompt(next);
+              inputsChanged();
+            }}
             placeholder="Make it black and white, then blur"
             rows={3}
           />
-          <SelectField label="Model" value={choice.modelId} options={modelOptions(choice.models)} onChange={choice.setModelId} />
+          <SelectField
+            label="Model"
+            value={choice.modelId}
+            options={modelOptions(choice.models)}
+            onChange={(next) => {
+              choice.setModelId(next);
+              inputsChanged();
+            }}
+          />
           <SelectField label="Output size" value={size} options={sizeOptions} onChange={setSize} />
           <ErrorMessage message={localError ?? error} />
           <div className="form-actions">

@@ -49,6 +49,12 @@ export function VideoForm() {
     void videos.getState().requestQuote({ model: choice.modelId, seconds, request_type: requestType });
   }, [videos, choice.modelId, seconds, requestType]);
 
+  // An error names the files/prompt/model it was about: once they change it is stale.
+  const inputsChanged = () => {
+    setLocalError(null);
+    videos.getState().clearCreateError();
+  };
+
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     if (creating || !choice.modelId || !seconds) return;
@@ -80,31 +86,69 @@ export function VideoForm() {
               value={type}
               checked={type === requestType}
               disabled={!types.includes(type)}
-              onChange={() => setType(type)}
+              onChange={() => {
+                setType(type);
+                inputsChanged();
+              }}
             />
             {TYPE_LABEL[type]}
           </label>
         ))}
       </fieldset>
-      <SelectField label="Model" value={choice.modelId} options={modelOptions(choice.models)} onChange={choice.setModelId} />
+      <SelectField
+        label="Model"
+        value={choice.modelId}
+        options={modelOptions(choice.models)}
+        onChange={(next) => {
+          choice.setModelId(next);
+          inputsChanged();
+        }}
+      />
       <div className="row">
         <SelectField
           label="Duration"
           value={String(seconds ?? '')}
           options={toOptions(secondsList, ' s')}
-          onChange={(v) => setSeconds(Number(v))}
+          onChange={(v) => {
+            setSeconds(Number(v));
+            inputsChanged();
+          }}
         />
-        <SelectField label="Resolution" value={size ?? ''} options={toOptions(sizes)} onChange={setSize} />
+        <SelectField
+          label="Resolution"
+          value={size ?? ''}
+          options={toOptions(sizes)}
+          onChange={(v) => {
+            setSize(v);
+            inputsChanged();
+          }}
+        />
       </div>
       {needsReference ? (
-        <ReferencePicker label="Reference image" files={files} limits={limits} onChange={(next) => { setFiles(next); setLocalError(null); }} />
+        <ReferencePicker
+          label="Reference image"
+          files={files}
+          limits={limits}
+          onChange={(next) => {
+            setFiles(next);
+            inputsChanged();
+          }}
+        />
       ) : null}
       {problem ? (
         <p className="alert alert-warning" role="alert">
           {problem}
         </p>
       ) : null}
-      <PromptField value={prompt} onChange={setPrompt} placeholder="Waves rolling in at sunset" rows={3} />
+      <PromptField
+        value={prompt}
+        onChange={(next) => {
+          setPrompt(next);
+          inputsChanged();
+        }}
+        placeholder="Waves rolling in at sunset"
+        rows={3}
+      />
       <div className="quote" aria-live="polite">
         {quote && quote.key === currentKey ? (
           <>
