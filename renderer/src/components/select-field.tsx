@@ -12,20 +12,28 @@ interface Props {
   options: readonly Option[];
   onChange(value: string): void;
   disabled?: boolean;
+  /** A line under the select saying what the current choice does. */
+  hint?: string | null;
 }
 
-export function SelectField({ label, value, options, onChange, disabled }: Props) {
+export function SelectField({ label, value, options, onChange, disabled, hint }: Props) {
   const id = useId();
+  const hintId = `${id}-hint`;
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>
-      <select id={id} value={value} disabled={disabled} onChange={(e) => onChange(e.target.value)}>
+      <select id={id} value={value} disabled={disabled} aria-describedby={hint ? hintId : undefined} onChange={(e) => onChange(e.target.value)}>
         {options.map((o) => (
           <option key={o.value} value={o.value}>
             {o.label}
           </option>
         ))}
       </select>
+      {hint ? (
+        <span id={hintId} className="field-hint">
+          {hint}
+        </span>
+      ) : null}
     </div>
   );
 }

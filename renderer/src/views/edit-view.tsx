@@ -11,23 +11,24 @@ import { referenceProblem } from '../lib/files';
 import { isEditModel, referenceLimitsOf, sizesOf } from '../lib/models';
 import { useStores } from '../stores/stores-context';
 import { useStore } from '../stores/use-store';
+import { AUTO_SIZE_LABEL, automaticSizeHint } from './edit-size-hint';
 import { modelOptions, useModelChoice } from './use-model-choice';
 
-const KEEP_SIZE = '';
+const AUTO_SIZE = ''; // no size sent: the engine decides (see edit-size-hint.ts)
 
 export function EditView() {
   const { images } = useStores();
   const choice = useModelChoice(isEditModel, 'local-image');
   const [files, setFiles] = useState<File[]>([]);
   const [prompt, setPrompt] = useState('');
-  const [size, setSize] = useState(KEEP_SIZE);
+  const [size, setSize] = useState(AUTO_SIZE);
   const [localError, setLocalError] = useState<string | null>(null);
 
   const limits = referenceLimitsOf(choice.model, 3);
   const problem = referenceProblem(files, limits);
   const sizes = sizesOf(choice.model);
   const sizeOptions = useMemo(
-    () => [{ value: KEEP_SIZE, label: 'Same as first reference' }, ...sizes.map((s) => ({ value: s, label: s }))],
+    () => [{ value: AUTO_SIZE, label: AUTO_SIZE_LABEL }, ...sizes.map((s) => ({ value: s, label: s }))],
     [sizes],
   );
 
@@ -98,7 +99,13 @@ export function EditView() {
               inputsChanged();
             }}
           />
-          <SelectField label="Output size" value={size} options={sizeOptions} onChange={setSize} />
+          <SelectField
+            label="Output size"
+            value={size}
+            options={sizeOptions}
+            onChange={setSize}
+            hint={size === AUTO_SIZE ? automaticSizeHint(choice.model, files.length) : null}
+          />
           <ErrorMessage message={localError ?? error} />
           <div className="form-actions">
             <button type="submit" className="btn btn-primary" disabled={editing || !choice.modelId || problem !== null}>
