@@ -2,6 +2,7 @@
 // UsageError (exit status 2) instead of a stack trace.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { parseUsd } from '../core/billing/money.js';
+import { USD_FORMAT_PROBLEM, usdAmountProblem } from '../../shared/usd-amount.js';
 
 export class UsageError extends Error {
   override readonly name = 'UsageError';
@@ -39,7 +40,7 @@ export function stringOpt(parsed: Parsed, name: string): string | undefined {
 export function usdArg(text: string | undefined, name: string): number | undefined {
   if (text === undefined) return undefined;
   const nano = parseUsd(text);
-  if (nano === null) throw new UsageError(`${name} must be a non-negative decimal amount in USD, got "${text}"`);
+  if (nano === null) throw new UsageError(`${name} ${usdAmountProblem(text) ?? USD_FORMAT_PROBLEM}, got "${text}"`);
   return nano;
 }
 

@@ -15,5 +15,8 @@ export async function firstProblem(schema: TSchema, value: unknown): Promise<Sch
   const { Value } = await (valueModule ??= import('@sinclair/typebox/value'));
   const first = Value.Errors(schema, value).First();
   if (!first) return null;
-  return { param: first.path.replace(/^\//, '').replaceAll('/', '.') || null, message: first.message };
+  // A schema may say its rule in words (a pattern's regex is no message for a person).
+  const custom = (first.schema as { errorMessage?: unknown }).errorMessage;
+  const message = typeof custom === 'string' ? custom : first.message;
+  return { param: first.path.replace(/^\//, '').replaceAll('/', '.') || null, message };
 }

@@ -173,6 +173,18 @@ describe('studio methods over HTTP', () => {
     await call('videos.cancel', { id: a.body.video.id });
   });
 
+  it('a refused amount says the rule it broke: the format (not a regex), or the largest amount one entry holds', async () => {
+    const exponent = await call('billing.topUp', { usd: '1e2' });
+    expect(exponent.status).toBe(400);
+    expect(errorOf(exponent).message).toBe('usd: must be a plain decimal amount in USD such as 10 or 2.50 (digits, at most 9 decimals, no exponent).');
+    expect(errorOf(exponent).param).toBe('usd');
+    const created = await call('keys.create', { access: 'balance', balance_usd: '1e2' });
+    expect(errorOf(created).message).toMatch(/^balance_usd: must be a plain decimal amount/);
+    const huge = await call('billing.topUp', { usd: '10000000' });
+    expect(huge.status).toBe(400);
+    expect(errorOf(huge).message).toBe('usd must be at most 9007199.254740991 USD in one entry (amounts are exact to the nano-dollar); add more in several entries.');
+  });
+
   it('keys.create returns the token once and it works on /v1; activity shows the request', async () => {
     const created = await call<{ key: { id: string }; token: string }>('keys.create', { access: 'balance', balance_usd: '1', label: 'from studio' });
     expect(created.status).toBe(200);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ceilToCostGrid, formatUsd, parseUsd, usdToNano } from '../../electron/core/billing/money.js';
+import { MAX_USD_AMOUNT, USD_FORMAT_PROBLEM, USD_MAX_PROBLEM, usdAmountProblem } from '../../shared/usd-amount.js';
 import { tokenCostNano, tokensPerUnit } from '../../electron/core/billing/pricing.js';
 
 describe('money', () => {
@@ -57,5 +58,16 @@ describe('token pricing', () => {
 
   it('refuses non-USD pricing instead of misbilling', () => {
     expect(() => tokenCostNano({ ...pricing, currency: 'EUR' }, { input_tokens: 1, output_tokens: 1 })).toThrow(/USD/);
+  });
+});
+
+describe('usdAmountProblem (the rule the studio checks as typed and the core names when refusing)', () => {
+  it('agrees with parseUsd on every input, and says which rule an amount breaks', () => {
+    const samples = ['12', '0.5', '3.000000001', '0', MAX_USD_AMOUNT, '9007199.254740992', '10000000', '999999999999', '1e2', '-1', ' 7 ', '1.0000000001', 'ten', ''];
+    for (const text of samples) expect(usdAmountProblem(text) === null, text).toBe(parseUsd(text) !== null);
+    expect(parseUsd(MAX_USD_AMOUNT)).toBe(Number.MAX_SAFE_INTEGER);
+    expect(usdAmountProblem('1e2')).toBe(USD_FORMAT_PROBLEM);
+    expect(usdAmountProblem('10000000')).toBe(USD_MAX_PROBLEM);
+    expect(USD_MAX_PROBLEM).toContain('9007199.254740991');
   });
 });

@@ -1,13 +1,18 @@
 // Money is integer nano-USD (1e-9) everywhere. Conversions from decimal text are exact; only
 // owner-entered prices (catalog numbers) go through rounding, once, here.
 
+import { USD_AMOUNT_PATTERN } from '../../../shared/usd-amount.js';
+
 export const NANO_PER_USD = 1_000_000_000;
 /** `cost_usd` has 8 decimals, so charges are kept on a 10-nano grid: what is shown is what is billed. */
 export const COST_GRID_NANO = 10;
 
-const DECIMAL = /^(\d{1,12})(?:\.(\d{1,9}))?$/;
+const DECIMAL = new RegExp(USD_AMOUNT_PATTERN);
 
-/** Parses a non-negative decimal USD amount ("12", "0.5", "3.000000001") into nano-USD, exactly. */
+/**
+ * Parses a non-negative decimal USD amount ("12", "0.5", "3.000000001") into nano-USD, exactly;
+ * null when it is not one or is too large to be exact (usdAmountProblem says which).
+ */
 export function parseUsd(text: string): number | null {
   const match = DECIMAL.exec(text.trim());
   if (!match) return null;

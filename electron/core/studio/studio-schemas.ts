@@ -2,9 +2,10 @@
 // (headless mode) or from the renderer over IPC, and both are checked the same way.
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { StudioMethod } from '../../../shared/studio-contract.js';
+import { USD_AMOUNT_PATTERN, USD_FORMAT_PROBLEM } from '../../../shared/usd-amount.js';
 
 const Empty = Type.Object({}, { additionalProperties: false });
-const Usd = Type.String({ pattern: '^\\d{1,12}(\\.\\d{1,9})?$' });
+const Usd = Type.String({ pattern: USD_AMOUNT_PATTERN, errorMessage: USD_FORMAT_PROBLEM });
 const File = Type.Object(
   { name: Type.String({ maxLength: 255 }), mime: Type.String({ maxLength: 100 }), base64: Type.String({ maxLength: 12_000_000 }) },
   { additionalProperties: false },

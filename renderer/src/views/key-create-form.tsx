@@ -3,6 +3,7 @@ import { useId, useState, type FormEvent } from 'react';
 import type { AccessType } from '../../../shared/api-types';
 import { ErrorMessage } from '../components/alert';
 import { SelectField } from '../components/select-field';
+import { amountProblem, UsdField } from '../components/usd-field';
 import { useStores } from '../stores/stores-context';
 import { useStore } from '../stores/use-store';
 
@@ -11,16 +12,6 @@ export const ACCESS_OPTIONS = [
   { value: 'pro', label: 'pro: allowance, then balance' },
   { value: 'balance', label: 'balance: pays from its balance' },
 ];
-
-function MoneyField({ label, value, onChange }: { label: string; value: string; onChange(v: string): void }) {
-  const id = useId();
-  return (
-    <div className="field">
-      <label htmlFor={id}>{label}</label>
-      <input id={id} type="number" inputMode="decimal" min="0" step="any" placeholder="optional" value={value} onChange={(e) => onChange(e.target.value)} />
-    </div>
-  );
-}
 
 export function KeyCreateForm() {
   const { keys } = useStores();
@@ -32,9 +23,11 @@ export function KeyCreateForm() {
   const [allowance, setAllowance] = useState('');
   const [label, setLabel] = useState('');
 
+  const invalid = amountProblem(balance) !== null || amountProblem(allowance) !== null;
+
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    if (creating) return;
+    if (creating || invalid) return;
     const ok = await keys.getState().create({
       access,
       ...(balance.trim() ? { balance_usd: balance.trim() } : {}),
@@ -53,8 +46,8 @@ export function KeyCreateForm() {
       <h2>New key</h2>
       <SelectField label="Access" value={access} options={ACCESS_OPTIONS} onChange={(v) => setAccess(v as AccessType)} />
       <div className="row">
-        <MoneyField label="Balance (USD)" value={balance} onChange={setBalance} />
-        <MoneyField label="Allowance (USD)" value={allowance} onChange={setAllowance} />
+        <UsdField label="Balance (USD)" placeholder="optional" value={balance} onChange={setBalance} />
+        <UsdField label="Allowance (USD)" placeholder="optional" value={allowance} onChange={setAllowance} />
       </div>
       <div className="field">
         <label htmlFor={labelId}>Label</label>
@@ -62,7 +55,7 @@ export function KeyCreateForm() {
       </div>
       <ErrorMessage message={error} />
       <div className="form-actions">
-        <button type="submit" className="btn btn-primary" disabled={creating}>
+        <button type="submit" className="btn btn-primary" disabled={creating || invalid}>
           Create key
         </button>
       </div>

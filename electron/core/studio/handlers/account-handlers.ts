@@ -1,11 +1,12 @@
 import { formatUsd, parseUsd } from '../../billing/money.js';
 import { keyUsage } from '../../access/key-usage.js';
 import { invalid } from '../../errors.js';
+import { USD_FORMAT_PROBLEM, usdAmountProblem } from '../../../../shared/usd-amount.js';
 import type { StudioContext, StudioHandlers } from '../studio-context.js';
 
 const usd = (text: string, param: string): number => {
   const nano = parseUsd(text);
-  if (nano === null) throw invalid(`${param} must be a decimal amount in USD.`, param);
+  if (nano === null) throw invalid(`${param} ${usdAmountProblem(text) ?? USD_FORMAT_PROBLEM}.`, param);
   return nano;
 };
 
