@@ -64,9 +64,12 @@ test('add an OpenAI-compatible provider, test it, discover its models, never sho
   await expect(results).toContainText('Added to the catalog:');
   await expect(results.getByText(`${id}/gpt-image-1`, { exact: true })).toBeVisible();
 
-  // Removing a provider that still serves models is refused with a readable "code: message".
-  await row.getByRole('button', { name: 'Remove' }).click();
-  await expect(list.getByRole('alert')).toHaveText(new RegExp(`^invalid_request: Provider ${id} still serves .*${id}/gpt-image-1`));
+  // Removing a provider that still serves models asks first, naming them; Cancel keeps everything.
+  await row.getByRole('button', { name: 'Remove', exact: true }).click();
+  const confirm = list.getByRole('group', { name: `Remove ${id}?` });
+  await expect(confirm).toContainText(`${id}/gpt-image-1`);
+  await confirm.getByRole('button', { name: 'Cancel' }).click();
+  await expect(confirm).toHaveCount(0);
   await expect(row).toBeVisible();
 
   // The catalog reloaded itself (catalog.changed): the model is listed with its provider.
@@ -83,4 +86,12 @@ test('add an OpenAI-compatible provider, test it, discover its models, never sho
   expect(await page.content()).not.toContain(apiKey);
   const storage = await page.evaluate(() => JSON.stringify({ session: { ...sessionStorage }, local: { ...localStorage } }));
   expect(storage).not.toContain(apiKey);
+  // Remove, confirmed: the provider and the models discovery added go in one step.
+  await row.getByRole('button', { name: 'Remove', exact: true }).click();
+  await list.getByRole('group', { name: `Remove ${id}?` }).getByRole('button', { name: /^Remove provider and \d+ models?$/ }).click();
+  await expect(row).toHaveCount(0);
+  await expect(list.getByRole('alert')).toHaveCount(0);
+  await gotoView(page, 'Models');
+  await expect(catalog.getByRole('button', { name: `${id}/gpt-image-1`, exact: true })).toHaveCount(0);
+  await expect(catalog.getByRole('button', { name: 'local-image', exact: true })).toHaveCount(1);
 });

@@ -150,7 +150,11 @@ export interface StudioMethods {
     input: { id: string; kind: 'openai' | 'fal'; base_url?: string; api_key?: string; api_key_env?: string };
     output: { provider: ProviderInfo };
   };
-  'providers.remove': { input: { id: string }; output: { removed: true } };
+  /**
+   * Refused while catalog models still point at the provider, unless remove_models: then those
+   * models go first, in the same call (what "Discover models" added can be undone here).
+   */
+  'providers.remove': { input: { id: string; remove_models?: boolean }; output: { removed: true; removed_models: string[] } };
   'providers.test': { input: { id: string }; output: { ok: boolean; message: string; models: string[] } };
   'providers.discover': { input: { id: string }; output: { added: string[]; skipped: string[] } };
 }

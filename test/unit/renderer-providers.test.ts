@@ -117,6 +117,18 @@ describe('providers store', () => {
     expect(store.getState().discoveries.emu).toEqual({ added: ['emu/gpt-image-1'], skipped: ['whisper-1'] });
   });
 
+  it('removes a provider together with its models when asked to', async () => {
+    const { client, store, setList } = setup([provider('emu')]);
+    await store.getState().load();
+    client.handle('providers.remove', () => {
+      setList([]);
+      return { removed: true, removed_models: ['emu/gpt-image-1'] };
+    });
+    expect(await store.getState().remove('emu', { withModels: true })).toBe(true);
+    expect(client.calls.find((c) => c.method === 'providers.remove')?.input).toEqual({ id: 'emu', remove_models: true });
+    expect(store.getState().providers).toEqual([]);
+  });
+
   it('shows a refused remove as "code: message" on its row; a removed provider leaves the list', async () => {
     const { client, store, setList } = setup([provider('emu'), provider('other')]);
     await store.getState().load();
@@ -130,7 +142,7 @@ describe('providers store', () => {
         );
       }
       setList([provider('emu')]);
-      return { removed: true };
+      return { removed: true, removed_models: [] };
     });
 
     expect(await store.getState().remove('emu')).toBe(false);

@@ -80,7 +80,7 @@ export const STUDIO_INPUT_SCHEMAS: { [M in StudioMethod]: TSchema } = {
     },
     { additionalProperties: false },
   ),
-  'providers.remove': Type.Object({ id: Id }, { additionalProperties: false }),
+  'providers.remove': Type.Object({ id: Id, remove_models: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
   'providers.test': Type.Object({ id: Id }, { additionalProperties: false }),
   'providers.discover': Type.Object({ id: Id }, { additionalProperties: false }),
 };

@@ -27,7 +27,8 @@ export interface ProvidersState {
   add(input: StudioInput<'providers.add'>): Promise<boolean>;
   test(id: string): Promise<boolean>;
   discover(id: string): Promise<boolean>;
-  remove(id: string): Promise<boolean>;
+  /** withModels: also remove the catalog models the provider serves (providers.remove's remove_models). */
+  remove(id: string, options?: { withModels?: boolean }): Promise<boolean>;
 }
 
 export type ProvidersStore = StoreApi<ProvidersState>;
@@ -91,8 +92,8 @@ export function createProvidersStore(client: StudioCaller): ProvidersStore {
         act(id, 'test', () => client.call('providers.test', { id }), (check) => set({ checks: { ...get().checks, [id]: check } })),
       discover: (id) =>
         act(id, 'discover', () => client.call('providers.discover', { id }), (found) => set({ discoveries: { ...get().discoveries, [id]: found } })),
-      remove: (id) =>
-        act(id, 'remove', () => client.call('providers.remove', { id }), async () => {
+      remove: (id, options) =>
+        act(id, 'remove', () => client.call('providers.remove', { id, ...(options?.withModels ? { remove_models: true } : {}) }), async () => {
           set({ checks: without(get().checks, id), discoveries: without(get().discoveries, id) });
           await load();
         }),

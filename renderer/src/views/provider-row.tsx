@@ -1,11 +1,13 @@
 // One configured provider: its settings, the Test / Discover / Remove buttons, and below it the
 // last connection test, the last discovery or the last error.
+import { useMemo, useState } from 'react';
 import type { ProviderInfo } from '../../../shared/studio-contract';
 import { ErrorMessage } from '../components/alert';
 import { formatTime } from '../lib/format';
 import type { ConnectionCheck, Discovery } from '../stores/providers-store';
 import { useStores } from '../stores/stores-context';
 import { useStore } from '../stores/use-store';
+import { ProviderRemoveConfirm } from './provider-remove-confirm';
 
 const COLUMNS = 5;
 
@@ -56,14 +58,24 @@ function DiscoveryResult({ discovery }: { discovery: Discovery }) {
 }
 
 export function ProviderRow({ provider }: { provider: ProviderInfo }) {
-  const { providers } = useStores();
+  const { providers, catalog } = useStores();
   const { id, kind } = provider;
+  const catalogModels = useStore(catalog, (s) => s.models);
+  const served = useMemo(() => catalogModels.filter((m) => m.provider === id).map((m) => m.record.id), [catalogModels, id]);
+  const [confirming, setConfirming] = useState(false);
   const check = useStore(providers, (s) => s.checks[id]);
   const discovery = useStore(providers, (s) => s.discoveries[id]);
   const pending = useStore(providers, (s) => s.pending[id]);
   const error = useStore(providers, (s) => (s.actionError?.id === id ? s.actionError.message : null));
   const busy = pending !== undefined;
-  const hasResults = Boolean(check || discovery || error);
+  const showConfirm = confirming && served.length > 0;
+  const hasResults = Boolean(check || discovery || error || showConfirm);
+  // A provider still serving models cannot go alone: ask once, then remove both together.
+  const remove = () => (served.length > 0 ? setConfirming(true) : void providers.getState().remove(id));
+  const removeWithModels = () => {
+    setConfirming(false);
+    void providers.getState().remove(id, { withModels: true });
+  };
 
   return (
     <>
@@ -89,7 +101,7 @@ export function ProviderRow({ provider }: { provider: ProviderInfo }) {
                 Discover models
               </button>
             ) : null}
-            <button type="button" className="btn btn-small btn-danger" disabled={busy} onClick={() => void providers.getState().remove(id)}>
+            <button type="button" className="btn btn-small btn-danger" disabled={busy || showConfirm} onClick={remove}>
               Remove
             </button>
             {pending ? (
@@ -105,6 +117,9 @@ export function ProviderRow({ provider }: { provider: ProviderInfo }) {
         <tr>
           <td colSpan={COLUMNS}>
             <div className="provider-results">
+              {showConfirm ? (
+                <ProviderRemoveConfirm id={id} models={served} onConfirm={removeWithModels} onCancel={() => setConfirming(false)} />
+              ) : null}
               {check || discovery ? (
                 <div className="provider-results" role="status" aria-label={`Results for ${id}`}>
                   {check ? <CheckResult check={check} kind={kind} /> : null}

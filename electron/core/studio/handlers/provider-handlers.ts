@@ -1,4 +1,21 @@
+import { GatewayError } from '../../errors.js';
 import type { StudioContext, StudioHandlers } from '../studio-context.js';
+
+/** Removes every catalog model served by `providerId`; returns their ids. */
+async function removeModelsOf(ctx: StudioContext, providerId: string): Promise<string[]> {
+  const removed: string[] = [];
+  for (const entry of await ctx.gateway.catalog.entries()) {
+    if (entry.providerId !== providerId) continue;
+    try {
+      await ctx.gateway.catalog.remove(entry.record.id);
+      removed.push(entry.record.id);
+    } catch (error) {
+      // Removed meanwhile (the CLI, another window): the goal is reached all the same.
+      if (!(error instanceof GatewayError && error.code === 'not_found')) throw error;
+    }
+  }
+  return removed;
+}
 
 export function providerHandlers(
   ctx: StudioContext,
@@ -16,8 +33,11 @@ export function providerHandlers(
       }),
     }),
     'providers.remove': async (input) => {
+      const known = (await gateway.providerConfigs.list()).some((p) => p.id === input.id);
+      if (!known) throw new GatewayError('not_found', `No provider ${input.id}.`, 'id');
+      const removedModels = input.remove_models ? await removeModelsOf(ctx, input.id) : [];
       await gateway.providerConfigs.remove(input.id);
-      return { removed: true };
+      return { removed: true, removed_models: removedModels };
     },
     'providers.test': async (input) => gateway.providerAdmin.check(input.id),
     'providers.discover': async (input) => gateway.providerAdmin.discover(input.id),
