@@ -16,11 +16,14 @@ import { ownerVideo, videoHandlers } from './handlers/video-handlers.js';
 import { ensureOwner } from './owner.js';
 import type { StudioContext, StudioHandlers } from './studio-context.js';
 import { StudioEventBus } from './studio-events.js';
+import { watchExternalChanges } from './external-changes.js';
 import { STUDIO_INPUT_SCHEMAS } from './studio-schemas.js';
 
 export interface StudioOptions {
   version: string;
   apiBaseUrl?: () => string | null;
+  /** How often to look for other processes' commits while the studio listens (ms). */
+  externalChangeMs?: number;
 }
 
 export interface Studio {
@@ -54,6 +57,17 @@ export async function createStudio(gateway: Gateway, options: StudioOptions): Pr
     gateway.catalog.onChange(() => events.emit('catalog.changed', {})),
     gateway.billing.onChange((accountId) => events.emit('billing.changed', { account_id: accountId })),
     gateway.activity.onAdded((entry) => events.emit('activity.added', { entry })),
+    // The CLI's price changes and top-ups: the catalog revalidates (and emits catalog.changed
+    // itself when its revision moved); money may have moved on any account, the owner's included.
+    watchExternalChanges({
+      store: gateway.store,
+      listened: () => events.size > 0,
+      intervalMs: options.externalChangeMs,
+      onChange: () => {
+        void gateway.catalog.entries().catch(() => {});
+        events.emit('billing.changed', { account_id: owner.accountId });
+      },
+    }),
   ];
 
   async function dispatch(method: string, input: unknown): Promise<unknown> {
