@@ -194,6 +194,22 @@ describe('live catalog of provider models', () => {
     expect(check).toMatchObject({ ok: true });
   });
 
+  it('the connection test checks the key too, not only that models are listed (another gateway lists them to anyone)', async () => {
+    const good = await u.t.key('balance', { balanceNano: USD });
+    await u.t.gateway.providerConfigs.add({ id: 'gw-wrong', kind: 'openai', baseUrl: u.t.baseUrl, apiKey: 'mgw_not_a_key_of_this_gateway' });
+    await u.t.gateway.providerConfigs.add({ id: 'gw-right', kind: 'openai', baseUrl: u.t.baseUrl, apiKey: good.token });
+    try {
+      const wrong = await u.t.gateway.providerAdmin.check('gw-wrong');
+      expect(wrong).toMatchObject({ ok: false, message: expect.stringMatching(/credentials/) });
+      const right = await u.t.gateway.providerAdmin.check('gw-right');
+      expect(right).toMatchObject({ ok: true, message: expect.stringMatching(/key was accepted/) });
+      expect(right.models).toContain('local-image');
+    } finally {
+      await u.t.gateway.providerConfigs.remove('gw-wrong');
+      await u.t.gateway.providerConfigs.remove('gw-right');
+    }
+  });
+
   it('a provider that catalog models still use cannot be removed', async () => {
     const response = await postJson(`${u.t.baseUrl}/images/generations`, { model: 'up-image', prompt: 'x' }, key.token);
     expect(response.status).toBe(200);

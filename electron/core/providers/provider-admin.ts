@@ -10,6 +10,7 @@ import { GatewayError, invalid } from '../errors.js';
 import type { ProviderConfigs } from './provider-configs.js';
 import { recordFromPriceBook } from './price-book.js';
 import type { UpstreamClient } from './upstream/upstream-client.js';
+import { UpstreamStatusError } from './upstream/upstream-errors.js';
 
 export interface ConnectionCheck {
   ok: boolean;
@@ -38,7 +39,9 @@ export class ProviderAdmin {
     try {
       if (row.kind === 'openai') {
         const models = (await this.listModels(row.base_url, key)).map((m) => m.id);
-        return { ok: true, message: `Connected: ${models.length} models listed.`, models };
+        const keyCheck = await this.checkKey(row.base_url, key);
+        if (keyCheck.refused) return { ok: false, message: keyCheck.refused, models: [] };
+        return { ok: true, message: `Connected: ${models.length} models listed; ${keyCheck.note}`, models };
       }
       await this.http.json({ method: 'GET', url: `${row.base_url}/`, headers: key ? { authorization: `Key ${key}` } : {}, timeoutMs: 10_000 }).catch((error: unknown) => {
         // Any HTTP answer proves the queue is reachable; only unavailability is a failure.
@@ -74,6 +77,21 @@ export class ProviderAdmin {
       }
     }
     return result;
+  }
+
+  /**
+   * Listing models proves little about the key: many OpenAI-compatible servers (another gateway
+   * like this one too) list them to anyone. Listing video tasks needs the key and costs nothing,
+   * so it is asked too; a server without that endpoint leaves the key unverified.
+   */
+  private async checkKey(baseUrl: string, key: string | null): Promise<{ refused?: string; note: string }> {
+    try {
+      await this.http.json({ method: 'GET', url: `${baseUrl}/videos?limit=1`, headers: key ? { authorization: `Bearer ${key}` } : {}, timeoutMs: 15_000 });
+      return { note: 'the key was accepted.' };
+    } catch (error) {
+      if (error instanceof UpstreamStatusError && (error.upstreamStatus === 401 || error.upstreamStatus === 403)) return { refused: error.message, note: '' };
+      return { note: 'the key could not be checked (the upstream has no video task listing).' };
+    }
   }
 
   private async listModels(baseUrl: string, key: string | null): Promise<{ id: string; raw: Record<string, unknown> }[]> {
