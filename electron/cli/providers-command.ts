@@ -5,6 +5,7 @@ import { printJson, printTable } from './output.js';
 
 const USAGE = {
   add: 'mgw providers add --kind openai|fal --id ID [--base-url URL] (--api-key KEY | --api-key-env VAR)',
+  update: 'mgw providers update --id ID [--base-url URL] [--api-key KEY | --api-key-env VAR]',
   list: 'mgw providers list [--json]',
   remove: 'mgw providers remove <id>',
   test: 'mgw providers test <id>',
@@ -28,6 +29,22 @@ export async function providersCommand(gateway: Gateway, sub: string, argv: stri
       const info = await gateway.providerConfigs.add({
         id,
         kind: kind as ProviderKind,
+        ...(baseUrl !== undefined ? { baseUrl } : {}),
+        ...(apiKey !== undefined ? { apiKey } : {}),
+        ...(apiKeyEnv !== undefined ? { apiKeyEnv } : {}),
+      });
+      process.stdout.write(`Provider ${info.id} (${info.kind}) at ${info.base_url}; key: ${info.key_source}.\n`);
+      return;
+    }
+    case 'update': {
+      const args = parse(argv, { id: { type: 'string' }, 'base-url': { type: 'string' }, 'api-key': { type: 'string' }, 'api-key-env': { type: 'string' } }, { min: 0, max: 0, usage: USAGE.update });
+      const id = stringOpt(args, 'id');
+      if (!id) throw new UsageError(`--id is required (usage: ${USAGE.update})`);
+      const baseUrl = stringOpt(args, 'base-url');
+      const apiKey = stringOpt(args, 'api-key');
+      const apiKeyEnv = stringOpt(args, 'api-key-env');
+      const info = await gateway.providerConfigs.update({
+        id,
         ...(baseUrl !== undefined ? { baseUrl } : {}),
         ...(apiKey !== undefined ? { apiKey } : {}),
         ...(apiKeyEnv !== undefined ? { apiKeyEnv } : {}),
@@ -59,6 +76,6 @@ export async function providersCommand(gateway: Gateway, sub: string, argv: stri
       return check.ok ? 0 : 1;
     }
     default:
-      throw new UsageError(`unknown providers command "${sub}" (usage: mgw providers add|list|remove|test)`);
+      throw new UsageError(`unknown providers command "${sub}" (usage: mgw providers add|update|list|remove|test)`);
   }
 }

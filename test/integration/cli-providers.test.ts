@@ -98,3 +98,37 @@ describe('mgw providers add with an id that exists', () => {
     expect(readFileSync(join(dataDir, 'secrets.json'), 'utf8')).toBe(secretsBefore);
   });
 });
+
+describe('mgw providers update', () => {
+  it('rotates a stored key (and moves the base URL) while models keep their provider; the test then passes', async () => {
+    expect((await run('providers', 'add', '--kind', 'openai', '--id', 'rotate', '--base-url', 'http://127.0.0.1:9/v1', '--api-key', 'sk-OLD-0000')).status).toBe(0);
+    const record = JSON.stringify({ ...JSON.parse((await run('models', 'list', '--json')).stdout).find((m: { record: { id: string } }) => m.record.id === 'local-image').record, id: undefined });
+    expect((await run('models', 'put', 'rotate-image', '--provider', 'rotate', '--upstream-model', 'gpt-image-1', '--json', record)).status).toBe(0);
+    expect((await run('providers', 'test', 'rotate')).status).toBe(1);
+    const updated = await run('providers', 'update', '--id', 'rotate', '--base-url', openai.baseUrl, '--api-key', openai.apiKey);
+    expect(updated.status).toBe(0);
+    expect(updated.stdout).not.toContain(openai.apiKey);
+    expect((await run('providers', 'test', 'rotate')).status).toBe(0);
+    const listed = JSON.parse((await run('providers', 'list', '--json')).stdout) as { id: string; kind: string; key_source: string }[];
+    expect(listed.find((p) => p.id === 'rotate')).toMatchObject({ kind: 'openai', key_source: 'stored' });
+    const secrets = JSON.parse(readFileSync(join(dataDir, 'secrets.json'), 'utf8')) as Record<string, string>;
+    expect(Object.values(secrets)).not.toContain('sk-OLD-0000');
+    // Moving the key to an environment variable drops the stored one.
+    expect((await run('providers', 'update', '--id', 'rotate', '--api-key-env', 'ROTATE_KEY')).status).toBe(0);
+    expect((JSON.parse((await run('providers', 'list', '--json')).stdout) as { id: string; key_source: string }[]).find((p) => p.id === 'rotate')!.key_source).toBe('env:ROTATE_KEY');
+  });
+
+  it('refuses an unknown id, nothing to change, and a bad base URL, with one line', async () => {
+    expect((await run('providers', 'add', '--kind', 'openai', '--id', 'upd-bad', '--base-url', openai.baseUrl)).status).toBe(0);
+    for (const [args, status, message] of [
+      [['--id', 'nope', '--api-key', 'k'], 2, /No provider nope/],
+      [['--id', 'upd-bad'], 2, /Nothing to change/],
+      [['--id', 'upd-bad', '--base-url', 'http://u:p@127.0.0.1/v1'], 2, /user name or password/],
+    ] as const) {
+      const result = await run('providers', 'update', ...args);
+      expect(result.status, args.join(' ')).toBe(status);
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+      expect(result.stderr).toMatch(message);
+    }
+  });
+});

@@ -22,6 +22,13 @@ export interface AddProvider {
   apiKeyEnv?: string;
 }
 
+export interface UpdateProvider {
+  id: string;
+  baseUrl?: string;
+  apiKey?: string;
+  apiKeyEnv?: string;
+}
+
 const ID = /^[a-z0-9][a-z0-9-]{0,39}$/;
 const ENV = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 const secretName = (id: string): string => `provider:${id}`;
@@ -59,23 +66,8 @@ export class ProviderConfigs {
     if (!PROVIDER_KINDS.includes(input.kind)) throw invalid('kind must be openai or fal.', 'kind');
     const baseUrl = input.baseUrl ?? (input.kind === 'fal' ? FAL_DEFAULT_BASE_URL : undefined);
     if (!baseUrl) throw invalid('An openai provider needs its base URL.', 'base_url');
-    let parsed: URL;
-    try {
-      parsed = new URL(baseUrl);
-    } catch {
-      throw invalid('base_url must be an http(s) URL.', 'base_url');
-    }
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw invalid('base_url must be an http(s) URL.', 'base_url');
-    // Upstream paths are appended to the base URL, so a query or fragment would corrupt every call.
-    if (/[?#]/.test(baseUrl)) throw invalid('base_url must not have a query or a fragment.', 'base_url');
-    // Credentials belong in the API key, which is never listed; a URL is. The message does not echo it.
-    if (parsed.username || parsed.password || /^[a-z]+:\/\/[^/]*@/i.test(baseUrl)) {
-      throw invalid('base_url must not contain a user name or password; give the key with --api-key or --api-key-env.', 'base_url');
-    }
-    if (input.apiKeyEnv !== undefined && !ENV.test(input.apiKeyEnv)) throw invalid('api_key_env must be an environment variable name.', 'api_key_env');
-    // An empty key is a mistake (an unset shell variable), not "no key": leave the option out for that.
-    if (input.apiKey === '') throw invalid('api_key must not be empty; leave it out for a provider that needs no key.', 'api_key');
-    if (input.apiKey !== undefined && input.apiKeyEnv !== undefined) throw invalid('Give the API key or the name of its environment variable, not both.', 'api_key');
+    checkBaseUrl(baseUrl);
+    checkKeyOptions(input);
     // Add never replaces: a typo'd id would otherwise change another provider's kind and drop
     // its key under the models using it. Checked before the secret store is touched.
     if (await this.row(input.id)) throw exists(input.id);
@@ -94,6 +86,33 @@ export class ProviderConfigs {
       if (/^SQLITE_CONSTRAINT/.test(String((error as { code?: unknown }).code))) throw exists(input.id);
       throw error;
     }
+    this.generation++;
+    return this.info((await this.row(input.id))!);
+  }
+
+  /**
+   * Changes a provider's base URL or key (rotating a stored key, moving to an env variable),
+   * keeping its kind and the models it serves. What is not given stays as it was.
+   */
+  async update(input: UpdateProvider): Promise<ProviderInfo> {
+    const row = await this.row(input.id);
+    if (!row) throw new GatewayError('not_found', `No provider ${input.id}.`, 'id');
+    if (input.baseUrl === undefined && input.apiKey === undefined && input.apiKeyEnv === undefined) {
+      throw invalid('Nothing to change: give a base URL, an API key or the name of its environment variable.', null);
+    }
+    if (input.baseUrl !== undefined) checkBaseUrl(input.baseUrl);
+    checkKeyOptions(input);
+    if (input.apiKey !== undefined) this.secrets.set(secretName(input.id), input.apiKey);
+    if (input.apiKeyEnv !== undefined) this.secrets.delete(secretName(input.id));
+    await this.store.db
+      .updateTable('providers')
+      .set({
+        base_url: input.baseUrl !== undefined ? input.baseUrl.replace(/\/+$/, '') : row.base_url,
+        api_key_env: input.apiKeyEnv !== undefined ? input.apiKeyEnv : input.apiKey !== undefined ? null : row.api_key_env,
+        updated_at: this.clock.now(),
+      })
+      .where('id', '=', input.id)
+      .execute();
     this.generation++;
     return this.info((await this.row(input.id))!);
   }
@@ -132,4 +151,27 @@ export class ProviderConfigs {
     const keySource = row.api_key_env ? `env:${row.api_key_env}` : this.secrets.get(secretName(row.id)) ? 'stored' : 'none';
     return { id: row.id, kind: row.kind, base_url: row.base_url, key_source: keySource, created_at: new Date(row.created_at).toISOString() };
   }
+}
+
+function checkBaseUrl(baseUrl: string): void {
+  let parsed: URL;
+  try {
+    parsed = new URL(baseUrl);
+  } catch {
+    throw invalid('base_url must be an http(s) URL.', 'base_url');
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw invalid('base_url must be an http(s) URL.', 'base_url');
+  // Upstream paths are appended to the base URL, so a query or fragment would corrupt every call.
+  if (/[?#]/.test(baseUrl)) throw invalid('base_url must not have a query or a fragment.', 'base_url');
+  // Credentials belong in the API key, which is never listed; a URL is. The message does not echo it.
+  if (parsed.username || parsed.password || /^[a-z]+:\/\/[^/]*@/i.test(baseUrl)) {
+    throw invalid('base_url must not contain a user name or password; give the key with --api-key or --api-key-env.', 'base_url');
+  }
+}
+
+function checkKeyOptions(input: { apiKey?: string; apiKeyEnv?: string }): void {
+  if (input.apiKeyEnv !== undefined && !ENV.test(input.apiKeyEnv)) throw invalid('api_key_env must be an environment variable name.', 'api_key_env');
+  // An empty key is a mistake (an unset shell variable), not "no key": leave the option out for that.
+  if (input.apiKey === '') throw invalid('api_key must not be empty; leave it out for a provider that needs no key.', 'api_key');
+  if (input.apiKey !== undefined && input.apiKeyEnv !== undefined) throw invalid('Give the API key or the name of its environment variable, not both.', 'api_key');
 }
