@@ -55,7 +55,7 @@ test('add an OpenAI-compatible provider, test it, discover its models, never sho
   await row.getByRole('button', { name: 'Test connection' }).click();
   const results = list.getByRole('status', { name: `Results for ${id}` });
   await expect(results).toContainText('ok');
-  await expect(results).toContainText(`Connected: ${upstreamCount} models listed.`);
+  await expect(results).toContainText(`Connected: ${upstreamCount} models listed;`);
   await expect(results).toContainText(`Models (${upstreamCount}):`);
   await expect(results.getByText('gpt-image-1', { exact: true })).toBeVisible();
 
