@@ -27,6 +27,9 @@ export function referenceProblem(files: readonly FileLike[], limits: ReferenceLi
   return null;
 }
 
+/** How a store turns a picked file into what the studio contract carries (tests pass their own). */
+export type EncodeFile = (file: File) => Promise<StudioFile>;
+
 /**
  * File -> StudioFile. FileReader encodes off the JS thread: a string loop over the bytes (and
  * btoa) froze the page for seconds on multi-megabyte references.

@@ -1,7 +1,7 @@
 // Image generation, edits and the persisted gallery they feed.
 import { createStore, type StoreApi } from 'zustand/vanilla';
-import type { GalleryItem, StudioFile, StudioInput } from '../../../shared/studio-contract';
-import { toStudioFile } from '../lib/files';
+import type { GalleryItem, StudioInput } from '../../../shared/studio-contract';
+import { toStudioFile, type EncodeFile } from '../lib/files';
 import type { StudioCaller } from '../transport/client';
 import { formatError } from '../transport/studio-error';
 import { coalesce } from './coalesce';
@@ -10,7 +10,6 @@ export const GALLERY_LIMIT = 60;
 
 /** An edit as the view asks for it: the picked files, encoded by the store once it is busy. */
 export type EditRequest = Omit<StudioInput<'images.edit'>, 'images'> & { files: readonly File[] };
-export type EncodeFile = (file: File) => Promise<StudioFile>;
 
 export interface ImagesState {
   gallery: GalleryItem[];

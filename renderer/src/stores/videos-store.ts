@@ -1,7 +1,7 @@
 // Video jobs: the list, live updates from videos.updated, the hold quote, create and cancel.
 import { createStore, type StoreApi } from 'zustand/vanilla';
-import type { StudioFile, StudioInput, StudioOutput, StudioVideo } from '../../../shared/studio-contract';
-import { toStudioFile } from '../lib/files';
+import type { StudioInput, StudioOutput, StudioVideo } from '../../../shared/studio-contract';
+import { toStudioFile, type EncodeFile } from '../lib/files';
 import type { StudioCaller } from '../transport/client';
 import { formatError } from '../transport/studio-error';
 import { coalesce } from './coalesce';
@@ -18,7 +18,6 @@ export interface Quote extends StudioOutput<'videos.quote'> {
 
 /** A creation as the view asks for it: the picked reference, encoded by the store once it is busy. */
 export type CreateRequest = Omit<StudioInput<'videos.create'>, 'reference' | 'idempotency_key'> & { file?: File };
-export type EncodeFile = (file: File) => Promise<StudioFile>;
 
 export const quoteKey = (input: QuoteInput): string => `${input.model}|${input.seconds}|${input.request_type}`;
 

@@ -12,6 +12,7 @@ import { isEditModel, referenceLimitsOf, sizesOf } from '../lib/models';
 import { useStores } from '../stores/stores-context';
 import { useStore } from '../stores/use-store';
 import { AUTO_SIZE_LABEL, automaticSizeHint } from './edit-size-hint';
+import { staleOnChange } from './stale-on-change';
 import { modelOptions, useModelChoice } from './use-model-choice';
 
 const AUTO_SIZE = ''; // no size sent: the engine decides (see edit-size-hint.ts)
@@ -45,11 +46,10 @@ export function EditView() {
     void images.getState().loadGallery();
   }, [images]);
 
-  // An error names the files/prompt/model it was about: once they change it is stale.
-  const inputsChanged = () => {
+  const clearing = staleOnChange(() => {
     setLocalError(null);
     images.getState().clearEditError();
-  };
+  });
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -71,10 +71,7 @@ export function EditView() {
             label="Reference images"
             files={files}
             limits={limits}
-            onChange={(next) => {
-              setFiles(next);
-              inputsChanged();
-            }}
+            onChange={clearing(setFiles)}
           />
           {problem ? (
             <p className="alert alert-warning" role="alert">
@@ -83,10 +80,7 @@ export function EditView() {
           ) : null}
           <PromptField
             value={prompt}
-            onChange={(next) => {
-              setPrompt(next);
-              inputsChanged();
-            }}
+            onChange={clearing(setPrompt)}
             placeholder="Make it black and white, then blur"
             rows={3}
           />
@@ -94,10 +88,7 @@ export function EditView() {
             label="Model"
             value={choice.modelId}
             options={modelOptions(choice.models)}
-            onChange={(next) => {
-              choice.setModelId(next);
-              inputsChanged();
-            }}
+            onChange={clearing(choice.setModelId)}
           />
           <SelectField
             label="Output size"

@@ -11,6 +11,7 @@ import { isVideoModel, pick, referenceLimitsOf, requestTypesOf, secondsOf, sizes
 import { useStores } from '../stores/stores-context';
 import { useStore } from '../stores/use-store';
 import { quoteKey } from '../stores/videos-store';
+import { staleOnChange } from './stale-on-change';
 import { modelOptions, useModelChoice } from './use-model-choice';
 
 const TYPE_LABEL: Record<RequestType, string> = { 'text-to-video': 'Text to video', 'image-to-video': 'Image to video' };
@@ -49,11 +50,10 @@ export function VideoForm() {
     void videos.getState().requestQuote({ model: choice.modelId, seconds, request_type: requestType });
   }, [videos, choice.modelId, seconds, requestType]);
 
-  // An error names the files/prompt/model it was about: once they change it is stale.
-  const inputsChanged = () => {
+  const clearing = staleOnChange(() => {
     setLocalError(null);
     videos.getState().clearCreateError();
-  };
+  });
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -86,10 +86,7 @@ export function VideoForm() {
               value={type}
               checked={type === requestType}
               disabled={!types.includes(type)}
-              onChange={() => {
-                setType(type);
-                inputsChanged();
-              }}
+              onChange={() => clearing(setType)(type)}
             />
             {TYPE_LABEL[type]}
           </label>
@@ -99,29 +96,20 @@ export function VideoForm() {
         label="Model"
         value={choice.modelId}
         options={modelOptions(choice.models)}
-        onChange={(next) => {
-          choice.setModelId(next);
-          inputsChanged();
-        }}
+        onChange={clearing(choice.setModelId)}
       />
       <div className="row">
         <SelectField
           label="Duration"
           value={String(seconds ?? '')}
           options={toOptions(secondsList, ' s')}
-          onChange={(v) => {
-            setSeconds(Number(v));
-            inputsChanged();
-          }}
+          onChange={clearing((v: string) => setSeconds(Number(v)))}
         />
         <SelectField
           label="Resolution"
           value={size ?? ''}
           options={toOptions(sizes)}
-          onChange={(v) => {
-            setSize(v);
-            inputsChanged();
-          }}
+          onChange={clearing(setSize)}
         />
       </div>
       {needsReference ? (
@@ -129,10 +117,7 @@ export function VideoForm() {
           label="Reference image"
           files={files}
           limits={limits}
-          onChange={(next) => {
-            setFiles(next);
-            inputsChanged();
-          }}
+          onChange={clearing(setFiles)}
         />
       ) : null}
       {problem ? (
@@ -142,10 +127,7 @@ export function VideoForm() {
       ) : null}
       <PromptField
         value={prompt}
-        onChange={(next) => {
-          setPrompt(next);
-          inputsChanged();
-        }}
+        onChange={clearing(setPrompt)}
         placeholder="Waves rolling in at sunset"
         rows={3}
       />
