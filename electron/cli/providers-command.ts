@@ -11,6 +11,18 @@ const USAGE = {
   test: 'mgw providers test <id>',
 };
 
+/** --base-url, --api-key and --api-key-env, as given (add and update take the same three). */
+function whereAndKey(args: ReturnType<typeof parse>): { baseUrl?: string; apiKey?: string; apiKeyEnv?: string } {
+  const given: { baseUrl?: string; apiKey?: string; apiKeyEnv?: string } = {};
+  const baseUrl = stringOpt(args, 'base-url');
+  const apiKey = stringOpt(args, 'api-key');
+  const apiKeyEnv = stringOpt(args, 'api-key-env');
+  if (baseUrl !== undefined) given.baseUrl = baseUrl;
+  if (apiKey !== undefined) given.apiKey = apiKey;
+  if (apiKeyEnv !== undefined) given.apiKeyEnv = apiKeyEnv;
+  return given;
+}
+
 export async function providersCommand(gateway: Gateway, sub: string, argv: string[]): Promise<number | void> {
   switch (sub) {
     case 'add': {
@@ -23,16 +35,7 @@ export async function providersCommand(gateway: Gateway, sub: string, argv: stri
       const id = stringOpt(args, 'id');
       if (!kind || !PROVIDER_KINDS.includes(kind as ProviderKind)) throw new UsageError(`--kind must be openai or fal (usage: ${USAGE.add})`);
       if (!id) throw new UsageError(`--id is required (usage: ${USAGE.add})`);
-      const baseUrl = stringOpt(args, 'base-url');
-      const apiKey = stringOpt(args, 'api-key');
-      const apiKeyEnv = stringOpt(args, 'api-key-env');
-      const info = await gateway.providerConfigs.add({
-        id,
-        kind: kind as ProviderKind,
-        ...(baseUrl !== undefined ? { baseUrl } : {}),
-        ...(apiKey !== undefined ? { apiKey } : {}),
-        ...(apiKeyEnv !== undefined ? { apiKeyEnv } : {}),
-      });
+      const info = await gateway.providerConfigs.add({ id, kind: kind as ProviderKind, ...whereAndKey(args) });
       process.stdout.write(`Provider ${info.id} (${info.kind}) at ${info.base_url}; key: ${info.key_source}.\n`);
       return;
     }
@@ -40,15 +43,7 @@ export async function providersCommand(gateway: Gateway, sub: string, argv: stri
       const args = parse(argv, { id: { type: 'string' }, 'base-url': { type: 'string' }, 'api-key': { type: 'string' }, 'api-key-env': { type: 'string' } }, { min: 0, max: 0, usage: USAGE.update });
       const id = stringOpt(args, 'id');
       if (!id) throw new UsageError(`--id is required (usage: ${USAGE.update})`);
-      const baseUrl = stringOpt(args, 'base-url');
-      const apiKey = stringOpt(args, 'api-key');
-      const apiKeyEnv = stringOpt(args, 'api-key-env');
-      const info = await gateway.providerConfigs.update({
-        id,
-        ...(baseUrl !== undefined ? { baseUrl } : {}),
-        ...(apiKey !== undefined ? { apiKey } : {}),
-        ...(apiKeyEnv !== undefined ? { apiKeyEnv } : {}),
-      });
+      const info = await gateway.providerConfigs.update({ id, ...whereAndKey(args) });
       process.stdout.write(`Provider ${info.id} (${info.kind}) at ${info.base_url}; key: ${info.key_source}.\n`);
       return;
     }
