@@ -29,6 +29,9 @@ export function parseRange(header: string | undefined, size: number): { start: n
   return { start, end };
 }
 
+const unreadable = (error: unknown): GatewayError =>
+  storageError(error) ?? new GatewayError('storage_unavailable', "The gateway's storage is unavailable: the output file cannot be read.");
+
 export async function sendFileWithRanges(request: FastifyRequest, reply: FastifyReply, path: string, type: string): Promise<FastifyReply> {
   // Opened before anything is answered, so a file that cannot be read is a clear error, not a
   // stream that fails after the headers (or a 500).
@@ -37,7 +40,7 @@ export async function sendFileWithRanges(request: FastifyRequest, reply: Fastify
     file = await open(path, 'r');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new GatewayError('not_found', 'The output file of this task is missing.');
-    throw storageError(error) ?? new GatewayError('storage_unavailable', "The gateway's storage is unavailable: the output file cannot be read.");
+    throw unreadable(error);
   }
   let size: number;
   let modified: Date;
@@ -48,7 +51,7 @@ export async function sendFileWithRanges(request: FastifyRequest, reply: Fastify
     modified = info.mtime;
   } catch (error) {
     await file.close();
-    throw storageError(error) ?? new GatewayError('storage_unavailable', "The gateway's storage is unavailable: the output file cannot be read.");
+    throw unreadable(error);
   }
   // Outputs never change once written, so size and time make a strong validator: a client
   // resuming a download with If-Range gets the rest only if the file is still the same one.

@@ -206,12 +206,13 @@ export class UpstreamClient {
   }
 
   private logBody(request: UpstreamRequest, status: number, text: string, message: string): void {
-    this.logger.warn({ url: this.redact(request.url), status, body: this.redact(text.slice(0, 2000)) }, message);
+    const secrets = this.secrets(); // read once: it walks every provider's stored key
+    this.logger.warn({ url: this.redact(request.url, secrets), status, body: this.redact(text.slice(0, 2000), secrets) }, message);
   }
 
-  private redact(text: string): string {
+  private redact(text: string, secrets: string[] = this.secrets()): string {
     let out = text;
-    for (const secret of this.secrets()) if (secret.length >= 4) out = out.split(secret).join('[REDACTED]');
+    for (const secret of secrets) if (secret.length >= 4) out = out.split(secret).join('[REDACTED]');
     return out;
   }
 }

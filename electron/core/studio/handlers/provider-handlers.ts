@@ -33,8 +33,7 @@ export function providerHandlers(
       }),
     }),
     'providers.remove': async (input) => {
-      const known = (await gateway.providerConfigs.list()).some((p) => p.id === input.id);
-      if (!known) throw new GatewayError('not_found', `No provider ${input.id}.`, 'id');
+      if (!(await gateway.providerConfigs.row(input.id))) throw new GatewayError('not_found', `No provider ${input.id}.`, 'id');
       const removedModels = input.remove_models ? await removeModelsOf(ctx, input.id) : [];
       await gateway.providerConfigs.remove(input.id);
       return { removed: true, removed_models: removedModels };
