@@ -38,6 +38,7 @@ export class ProviderConfigs {
   /** Read when the registry's cached adapter may be stale: a prepared statement. */
   private readonly rowById;
   private readonly allRows;
+  private readonly insertRow;
   /** Bumped by every change made through this process (others show in data_version). */
   generation = 0;
 
@@ -48,6 +49,7 @@ export class ProviderConfigs {
   ) {
     this.rowById = store.raw.prepare('select * from providers where id = ?');
     this.allRows = store.raw.prepare('select * from providers');
+    this.insertRow = store.raw.prepare('insert into providers (id, kind, base_url, api_key_env, created_at, updated_at) values (?, ?, ?, ?, ?, ?)');
   }
 
   async list(): Promise<ProviderInfo[]> {
@@ -68,24 +70,19 @@ export class ProviderConfigs {
     if (!baseUrl) throw invalid('An openai provider needs its base URL.', 'base_url');
     checkBaseUrl(baseUrl);
     checkKeyOptions(input);
-    // Add never replaces: a typo'd id would otherwise change another provider's kind and drop
-    // its key under the models using it. Checked before the secret store is touched.
-    if (await this.row(input.id)) throw exists(input.id);
-    // The secret before the row: a server that sees the row must find its key (a stale secret
-    // of a removed provider with this id is cleared).
-    if (input.apiKey !== undefined) this.secrets.set(secretName(input.id), input.apiKey);
-    else this.secrets.delete(secretName(input.id));
     const now = this.clock.now();
-    try {
-      await this.store.db
-        .insertInto('providers')
-        .values({ id: input.id, kind: input.kind, base_url: baseUrl.replace(/\/+$/, ''), api_key_env: input.apiKeyEnv ?? null, created_at: now, updated_at: now })
-        .execute();
-    } catch (error) {
-      // Another process added the same id since the check above.
-      if (/^SQLITE_CONSTRAINT/.test(String((error as { code?: unknown }).code))) throw exists(input.id);
-      throw error;
-    }
+    await this.store.txSync(() => {
+      // Add never replaces: a typo'd id would otherwise change another provider's kind and drop
+      // its key under the models using it. Checked under the write lock, so a concurrent add of
+      // the same id (another call, or another process) waits and is refused: it can neither slip
+      // in between the check and the insert nor overwrite this provider's key.
+      if (this.rowById.get(input.id)) throw exists(input.id);
+      // The secret before the row: a server that sees the row must find its key (a stale secret
+      // of a removed provider with this id is cleared).
+      if (input.apiKey !== undefined) this.secrets.set(secretName(input.id), input.apiKey);
+      else this.secrets.delete(secretName(input.id));
+      this.insertRow.run(input.id, input.kind, baseUrl.replace(/\/+$/, ''), input.apiKeyEnv ?? null, now, now);
+    });
     this.generation++;
     return this.info((await this.row(input.id))!);
   }
