@@ -8,6 +8,7 @@ import type { Fault } from '../emulators/index.js';
 import { USD } from '../helpers/gateway.js';
 import { errorOf, postJson, request } from '../helpers/http.js';
 import { waitFor } from '../helpers/stub-video-provider.js';
+import { INVALID_ANSWERS_LIMIT } from '../../electron/core/videos/video-scheduler.js';
 import { startUpstreams, type UpstreamSetup } from '../helpers/upstreams.js';
 
 const SECRET = 'sk-upstream-SECRET-4f9a';
@@ -148,6 +149,24 @@ describe('video tasks and upstream faults', () => {
     const hold = await u.t.gateway.store.db.selectFrom('holds').selectAll().where('id', '=', row.hold_id!).executeTakeFirstOrThrow();
     expect(hold.status).toBe('released');
   });
+  it('a run of unreadable status answers fails the task (not held until max_task_seconds), releases the hold and cancels upstream', async () => {
+    u.openai.inject('GET /v1/videos/:id', { body: `not json ${SECRET}`, times: 50 });
+    const created = (await postJson(`${u.t.baseUrl}/videos`, { model: 'up-video', prompt: 'x', seconds: 4, size: '1280x720' }, key.token)).body as VideoTask;
+    const ended = await waitFor(async () => {
+      const task = await get(created.id);
+      return task.status !== 'queued' && task.status !== 'in_progress' ? task : null;
+    }, 20_000);
+    u.openai.clearFaults();
+    expect(ended).toMatchObject({ status: 'failed', error: { code: 'upstream_invalid_response' } });
+    expect(JSON.stringify(ended)).not.toContain(SECRET);
+    const row = (await u.t.gateway.videoTasks.get(created.id))!;
+    const polls = u.openai.requests.filter((r) => r.method === 'GET' && r.path === `/v1/videos/${row.upstream_id}`);
+    expect(polls).toHaveLength(INVALID_ANSWERS_LIMIT);
+    expect(u.openai.requests.some((r) => r.method === 'DELETE' && r.path === `/v1/videos/${row.upstream_id}`)).toBe(true);
+    const hold = await u.t.gateway.store.db.selectFrom('holds').selectAll().where('id', '=', row.hold_id!).executeTakeFirstOrThrow();
+    expect(hold.status).toBe('released');
+  });
+
   it('a finished video whose content is not an MP4 is not kept; the download is tried again and the task completes', async () => {
     u.openai.inject('GET /v1/videos/:id/content', { body: `definitely not a video ${SECRET}`, times: 2 });
     const created = (await postJson(`${u.t.baseUrl}/videos`, { model: 'up-video', prompt: 'x', seconds: 4, size: '1280x720' }, key.token)).body as VideoTask;

@@ -23,6 +23,12 @@ type Listener = (taskId: string) => void;
 
 /** The longest rest after a step the gateway could not write: storage comes back, and then the task should too. */
 const STEP_RETRY_CAP_MS = 10_000;
+/**
+ * Unreadable status answers in a row after which a task is failed: one garbled answer may be a
+ * proxy's hiccup, a run of them is an upstream that will not say anything usable about the task
+ * (and would otherwise hold the caller's money until max_task_seconds).
+ */
+export const INVALID_ANSWERS_LIMIT = 5;
 
 export class VideoScheduler {
   private timer: NodeJS.Timeout | null = null;
@@ -32,6 +38,8 @@ export class VideoScheduler {
   private readonly listeners = new Set<Listener>();
   /** Consecutive failed polls per task, for backoff. */
   private readonly failures = new Map<string, number>();
+  /** Consecutive unreadable poll answers per task (see INVALID_ANSWERS_LIMIT). */
+  private readonly invalidAnswers = new Map<string, number>();
   /**
    * Tasks whose last step failed inside the gateway (storage that cannot be written): left
    * alone until `until`, backing off, instead of retried (and a local render restarted) every tick.
@@ -173,11 +181,21 @@ export class VideoScheduler {
     try {
       poll = await provider.pollVideo(job, row.upstream_id);
       this.failures.delete(row.id);
+      this.invalidAnswers.delete(row.id);
     } catch (error) {
-      // The upstream refusing the task (400/404/422) ends it; anything else (rate limit, network,
-      // a garbled answer) is not a task failure: poll again later, backing off with jitter.
+      // The upstream refusing the task (400/404/422) ends it, and so does a run of unreadable
+      // answers; anything else (rate limit, network, one garbled answer) is not a task failure:
+      // poll again later, backing off with jitter.
       if (isGatewayError(error) && error.code === 'upstream_bad_request') {
         if (await this.tasks.fail(row.id, 'failed', 'generation_failed', 'The upstream provider rejected the task.')) this.emit(row.id);
+        return;
+      }
+      if (isGatewayError(error) && error.code === 'upstream_invalid_response' && this.unreadableTooLong(row.id)) {
+        const message = `The upstream provider answered ${INVALID_ANSWERS_LIMIT} times in a row with something that is not a valid answer about this task.`;
+        if (await this.tasks.fail(row.id, 'failed', 'upstream_invalid_response', message)) {
+          this.logger.warn({ taskId: row.id }, 'video task failed: upstream answers unreadable');
+          await this.cancelUpstream(row);
+        }
         return;
       }
       await this.tasks.schedulePoll(row.id, now + this.backoffMs(row.id, error));
@@ -191,6 +209,18 @@ export class VideoScheduler {
     this.resting.set(taskId, { failures, until: this.clock.now() + pollRetryDelayMs(error, failures, this.intervalMs, STEP_RETRY_CAP_MS) });
     // The first failure of a run and every tenth: a dead disk must not also flood the log.
     if (failures === 1 || failures % 10 === 0) this.logger.error({ err: error, taskId, failures }, 'video task step failed');
+  }
+
+  /** Counts an unreadable answer; true once there have been INVALID_ANSWERS_LIMIT in a row. */
+  private unreadableTooLong(taskId: string): boolean {
+    const count = (this.invalidAnswers.get(taskId) ?? 0) + 1;
+    if (count < INVALID_ANSWERS_LIMIT) {
+      this.invalidAnswers.set(taskId, count);
+      return false;
+    }
+    this.invalidAnswers.delete(taskId);
+    this.failures.delete(taskId);
+    return true;
   }
 
   /** Retry-After when the upstream gave one, else exponential backoff (capped at a minute) with full jitter. */
