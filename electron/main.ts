@@ -7,7 +7,7 @@ import { app, BrowserWindow, ipcMain, net, protocol, safeStorage, session } from
 import Store from 'electron-store';
 import pino from 'pino';
 import { createGateway, startBackgroundWork } from './core/gateway.js';
-import { loadSettings } from './core/config.js';
+import { loadSettings, resolveDataDir } from './core/config.js';
 import type { SecretStore } from './core/secret-store.js';
 import { createStudio } from './core/studio/studio.js';
 import { startHttpServer, type RunningServer } from './http/server.js';
@@ -53,7 +53,9 @@ export async function startShell(): Promise<void> {
 
   const settings = new Store<ShellSettings>({ defaults: { host: '127.0.0.1', port: 8787, allowedHosts: [], secrets: {} } });
   const logger = pino({ level: process.env.MGW_LOG_LEVEL ?? 'info' });
-  const dataDir = process.env.MGW_DATA_DIR ?? app.getPath('userData');
+  // The same data dir as `mgw` (MGW_DATA_DIR, else the platform's app-data folder), not Electron's
+  // userData: keys, balances and models made with the CLI are the desktop app's own.
+  const dataDir = resolveDataDir();
   // Limits live in the data dir's config.json, shared with mgw serve and the CLI.
   const gateway = await createGateway({ dataDir, logger, secrets: safeStorageSecrets(settings), limits: loadSettings(dataDir).limits });
   await startBackgroundWork(gateway);

@@ -1,7 +1,7 @@
 // The Electron shell's wiring, with `electron` and `electron-store` mocked (the Electron binary
 // cannot be installed on these machines): window hardening, the IPC bridge and its sender
 // check, the protocols and CSP, single-instance behaviour, and safeStorage secrets.
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -19,6 +19,8 @@ const fake = vi.hoisted(() => {
     protocols: new Map<string, Handler>(),
     privileged: [] as unknown[],
     permissionHandler: null as Handler | null,
+    /** What app.getPath('userData') answers. */
+    userData: '/nonexistent',
   };
   const makeContents = () => {
     const contents = {
@@ -61,7 +63,7 @@ const fake = vi.hoisted(() => {
       quit: () => void state.quit++,
       whenReady: async () => undefined,
       on: (event: string, handler: Handler) => void state.appHandlers.set(event, handler),
-      getPath: () => '/nonexistent',
+      getPath: () => state.userData,
     },
     BrowserWindow,
     ipcMain: { handle: (channel: string, handler: Handler) => void state.ipc.set(channel, handler) },
@@ -175,6 +177,29 @@ describe('the running shell', () => {
     await handler({ senderFrame: { url: 'app://studio/' } }, 'billing.topUp', { usd: '1' });
     await new Promise((r) => setTimeout(r, 20));
     expect(win.sent.some(([channel, event]) => channel === IPC_EVENT_CHANNEL && event === 'billing.changed')).toBe(true);
+  });
+});
+
+describe('data dir', () => {
+  // Checked through XDG_DATA_HOME, so on Linux (where Electron's userData is ~/.config/<name>).
+  it.runIf(process.platform === 'linux')('is the one mgw uses (MGW_DATA_DIR, else the app-data folder), not Electron userData', async () => {
+    const { resolveDataDir } = await import('../../electron/core/config.js');
+    const saved = { dir: process.env.MGW_DATA_DIR, xdg: process.env.XDG_DATA_HOME };
+    const root = mkdtempSync(join(tmpdir(), 'mgw-shell-default-'));
+    fake.state.userData = join(root, 'electron-user-data');
+    delete process.env.MGW_DATA_DIR;
+    process.env.XDG_DATA_HOME = join(root, 'xdg-data');
+    try {
+      await startShell();
+      const cliDir = resolveDataDir();
+      expect(cliDir.startsWith(root)).toBe(true);
+      expect(existsSync(join(cliDir, 'gateway.db'))).toBe(true);
+      expect(existsSync(fake.state.userData)).toBe(false);
+    } finally {
+      process.env.MGW_DATA_DIR = saved.dir;
+      if (saved.xdg === undefined) delete process.env.XDG_DATA_HOME;
+      else process.env.XDG_DATA_HOME = saved.xdg;
+    }
   });
 });
 
