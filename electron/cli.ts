@@ -25,6 +25,7 @@ const HELP = `mgw: the Media Gateway Studio command line
   mgw models remove <id>
   mgw models discover <provider-id>
   mgw providers add --kind openai|fal --id ID [--base-url URL] (--api-key KEY | --api-key-env VAR)
+  mgw providers update --id ID [--base-url URL] [--api-key KEY | --api-key-env VAR]
   mgw providers list [--json]
   mgw providers remove <id>
   mgw providers test <id>
@@ -52,13 +53,29 @@ function takeDataDir(argv: string[]): { dataDir: string | undefined; rest: strin
   return { dataDir, rest };
 }
 
+const isHelpFlag = (arg: string): boolean => arg === '--help' || arg === '-h';
+
+/** The lines of HELP for `mgw <command> [<sub>] --help`; none when the command is unknown. */
+function commandHelp(command: string, sub: string | undefined): string {
+  const lines = HELP.split('\n').filter((line) => line.startsWith(`  mgw ${command} `) || line === `  mgw ${command}`);
+  const forSub = sub && !isHelpFlag(sub) ? lines.filter((line) => line.startsWith(`  mgw ${command} ${sub} `) || line === `  mgw ${command} ${sub}`) : [];
+  const shown = forSub.length > 0 ? forSub : lines;
+  return shown.length > 0 ? `${shown.map((line) => line.trimStart()).join('\n')}\n` : '';
+}
+
 export async function main(argv: string[]): Promise<number> {
   try {
     const { dataDir, rest } = takeDataDir(argv);
     const [command, sub, ...tail] = rest;
-    if (!command || command === 'help' || command === '--help' || command === '-h') {
+    if (!command || command === 'help' || isHelpFlag(command)) {
       process.stdout.write(HELP);
       return command ? 0 : 2;
+    }
+    if (rest.some(isHelpFlag)) {
+      const help = commandHelp(command, sub);
+      if (!help) throw new UsageError(`unknown command "${command}" (try: mgw help)`);
+      process.stdout.write(help);
+      return 0;
     }
     if (command === 'serve') {
       await serveCommand(rest.slice(1), resolveDataDir(dataDir));

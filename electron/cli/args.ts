@@ -23,7 +23,8 @@ export function parse(argv: string[], options: Options, positionals: { min: numb
     result = parseArgs({ args: argv, options: { ...DATA_DIR_OPTION, ...options }, allowPositionals: true, strict: true });
   } catch (error) {
     // parseArgs messages are one line already; drop its suggestion about '--' to keep it short.
-    throw new UsageError(`${(error as Error).message.split('\n')[0]} (usage: ${positionals.usage})`);
+    const message = (error as Error).message.split('\n')[0]?.replace(/ To specify a positional argument starting with a '-'.*$/, '');
+    throw new UsageError(`${message} (usage: ${positionals.usage})`);
   }
   const count = result.positionals.length;
   if (count < positionals.min || count > positionals.max) {

@@ -185,3 +185,50 @@ describe('mgw keys and balance', () => {
     rmSync(other, { recursive: true, force: true });
   });
 });
+
+describe('mgw help', () => {
+  // Every subcommand, as `mgw help` must list it: each prints its own usage on a bad option.
+  const COMMANDS = [
+    ['serve'],
+    ['keys', 'create'],
+    ['keys', 'list'],
+    ['keys', 'revoke'],
+    ['keys', 'update'],
+    ['keys', 'usage'],
+    ['balance', 'top-up'],
+    ['balance', 'show'],
+    ['models', 'list'],
+    ['models', 'put'],
+    ['models', 'remove'],
+    ['models', 'discover'],
+    ['providers', 'add'],
+    ['providers', 'update'],
+    ['providers', 'list'],
+    ['providers', 'remove'],
+    ['providers', 'test'],
+  ];
+
+  it("lists every subcommand with the usage line the subcommand itself prints", () => {
+    const help = run('--help');
+    expect(help.status).toBe(0);
+    for (const command of COMMANDS) {
+      const refused = run(...command, '--no-such-option');
+      expect(refused.status, command.join(' ')).toBe(2);
+      const usage = /\(usage: (.+)\)$/.exec(refused.stderr.trim())?.[1];
+      expect(usage, refused.stderr).toBeDefined();
+      expect(help.stdout, command.join(' ')).toContain(`  ${usage}\n`);
+      // One short line: no parseArgs advice about '--'.
+      expect(refused.stderr).not.toMatch(/To specify a positional argument/);
+    }
+  });
+
+  it('mgw <command> [<sub>] --help prints that command\'s usage and exits 0', () => {
+    const update = run('providers', 'update', '--help');
+    expect(update).toMatchObject({ status: 0, stdout: 'mgw providers update --id ID [--base-url URL] [--api-key KEY | --api-key-env VAR]\n' });
+    const keys = run('keys', '-h');
+    expect(keys.status).toBe(0);
+    expect(keys.stdout.trim().split('\n')).toHaveLength(5);
+    expect(run('serve', '--help').stdout).toBe('mgw serve [--host 127.0.0.1] [--port 8787] [--data-dir DIR]\n');
+    expect(run('nope', '--help').status).toBe(2);
+  });
+});
