@@ -8,7 +8,7 @@ import Store from 'electron-store';
 import pino from 'pino';
 import { createGateway, startBackgroundWork } from './core/gateway.js';
 import { loadSettings, resolveDataDir } from './core/config.js';
-import type { SecretStore } from './core/secret-store.js';
+import { FileSecretStore, SharedDirSecretStore, type SecretStore } from './core/secret-store.js';
 import { createStudio } from './core/studio/studio.js';
 import { startHttpServer, type RunningServer } from './http/server.js';
 import { appVersion } from './project-paths.js';
@@ -51,13 +51,16 @@ export async function startShell(): Promise<void> {
   app.on('web-contents-created', (_event, contents) => hardenWebContents(contents));
   await app.whenReady();
 
-  const settings = new Store<ShellSettings>({ defaults: { host: '127.0.0.1', port: 8787, allowedHosts: [], secrets: {} } });
+  // Not electron-store's default config.json: on macOS its folder (userData) is also the data
+  // dir, whose config.json belongs to the gateway.
+  const settings = new Store<ShellSettings>({ name: 'desktop-settings', defaults: { host: '127.0.0.1', port: 8787, allowedHosts: [], secrets: {} } });
   const logger = pino({ level: process.env.MGW_LOG_LEVEL ?? 'info' });
   // The same data dir as `mgw` (MGW_DATA_DIR, else the platform's app-data folder), not Electron's
   // userData: keys, balances and models made with the CLI are the desktop app's own.
   const dataDir = resolveDataDir();
   // Limits live in the data dir's config.json, shared with mgw serve and the CLI.
-  const gateway = await createGateway({ dataDir, logger, secrets: safeStorageSecrets(settings), limits: loadSettings(dataDir).limits });
+  const secrets = new SharedDirSecretStore(safeStorageSecrets(settings), new FileSecretStore(dataDir));
+  const gateway = await createGateway({ dataDir, logger, secrets, limits: loadSettings(dataDir).limits });
   await startBackgroundWork(gateway);
   let server: RunningServer | null = null;
   const studio = await createStudio(gateway, { version: appVersion(), apiBaseUrl: () => server?.baseUrl ?? null });

@@ -69,3 +69,31 @@ export class FileSecretStore implements SecretStore {
     }
   }
 }
+
+/**
+ * The desktop app's keys: its own sealed store, over the data dir's file that `mgw` writes (the
+ * two share a data dir, and the CLI cannot reach the OS keychain). A key in the file is the newer
+ * one, because every write through this store seals the key and drops it from the file: so a
+ * provider added or re-keyed with `mgw` works in the desktop app, and one the desktop app keyed
+ * is kept sealed.
+ */
+export class SharedDirSecretStore implements SecretStore {
+  constructor(
+    private readonly sealed: SecretStore,
+    private readonly file: SecretStore,
+  ) {}
+
+  get(name: string): string | null {
+    return this.file.get(name) ?? this.sealed.get(name);
+  }
+
+  set(name: string, value: string): void {
+    this.sealed.set(name, value);
+    this.file.delete(name);
+  }
+
+  delete(name: string): void {
+    this.sealed.delete(name);
+    this.file.delete(name);
+  }
+}

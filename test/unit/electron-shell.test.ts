@@ -1,7 +1,7 @@
 // The Electron shell's wiring, with `electron` and `electron-store` mocked (the Electron binary
 // cannot be installed on these machines): window hardening, the IPC bridge and its sender
 // check, the protocols and CSP, single-instance behaviour, and safeStorage secrets.
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -87,10 +87,12 @@ const fake = vi.hoisted(() => {
 });
 
 vi.mock('electron', () => ({ ...fake.electron, default: fake.electron }));
+const storeNames = vi.hoisted(() => [] as string[]);
 vi.mock('electron-store', () => ({
   default: class {
     private data: Record<string, unknown>;
-    constructor(options: { defaults: Record<string, unknown> }) {
+    constructor(options: { name?: string; defaults: Record<string, unknown> }) {
+      storeNames.push(options.name ?? 'config');
       this.data = { ...options.defaults, port: 0 };
     }
     get(key: string) {
@@ -106,6 +108,7 @@ process.env.MGW_DATA_DIR = mkdtempSync(join(tmpdir(), 'mgw-shell-'));
 process.env.MGW_LOG_LEVEL = 'silent';
 const { startShell, safeStorageSecrets } = await import('../../electron/main.js');
 const { rendererFile } = await import('../../electron/shell/app-protocols.js');
+const { FileSecretStore, SharedDirSecretStore } = await import('../../electron/core/secret-store.js');
 
 afterAll(() => {
   fake.state.appHandlers.get('before-quit')?.();
@@ -213,5 +216,42 @@ describe('provider secrets', () => {
     expect(secrets.get('openai')).toBe('sk-live-secret');
     secrets.delete('openai');
     expect(secrets.get('openai')).toBeNull();
+  });
+
+  it('a key mgw wrote to the shared data dir is used, and the newer of the two wins', async () => {
+    const Store = (await import('electron-store')).default as unknown as new (o: { defaults: Record<string, unknown> }) => { get(k: string): unknown };
+    const settings = new Store({ defaults: { secrets: {} } });
+    const dir = mkdtempSync(join(tmpdir(), 'mgw-shell-secrets-'));
+    const cli = new FileSecretStore(dir);
+    const desktop = new SharedDirSecretStore(safeStorageSecrets(settings as never), new FileSecretStore(dir));
+    cli.set('provider:up', 'sk-from-cli');
+    expect(desktop.get('provider:up')).toBe('sk-from-cli');
+    // Re-keyed in the desktop app: sealed, and gone from the plain file.
+    desktop.set('provider:up', 'sk-from-desktop');
+    expect(desktop.get('provider:up')).toBe('sk-from-desktop');
+    expect(cli.get('provider:up')).toBeNull();
+    expect(readFileSync(join(dir, 'secrets.json'), 'utf8')).not.toContain('sk-from-desktop');
+    // Re-keyed again with mgw: the file's key is the newer one.
+    cli.set('provider:up', 'sk-rotated-by-cli');
+    expect(desktop.get('provider:up')).toBe('sk-rotated-by-cli');
+    desktop.delete('provider:up');
+    expect(desktop.get('provider:up')).toBeNull();
+  });
+
+  it('a provider added with mgw in the shared data dir has its key in the desktop app', async () => {
+    const { createGateway } = await import('../../electron/core/gateway.js');
+    const headless = await createGateway({ dataDir: process.env.MGW_DATA_DIR! });
+    await headless.providerConfigs.add({ id: 'cli-up', kind: 'openai', baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'sk-cli-added' });
+    await headless.close();
+    await startShell();
+    const handler = fake.state.ipc.get(IPC_CALL_CHANNEL)!;
+    const listed = (await handler({ senderFrame: { url: 'app://studio/index.html' } }, 'providers.list', {})) as { value: { providers: { id: string; key_source: string }[] } };
+    expect(listed.value.providers.find((p) => p.id === 'cli-up')?.key_source).toBe('stored');
+  });
+
+  it("the shell's own settings are not the data dir's config.json (one folder on macOS)", async () => {
+    storeNames.length = 0;
+    await startShell();
+    expect(storeNames).toEqual(['desktop-settings']);
   });
 });
