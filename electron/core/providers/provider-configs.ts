@@ -32,7 +32,7 @@ export interface UpdateProvider {
 const ID = /^[a-z0-9][a-z0-9-]{0,39}$/;
 const ENV = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 const secretName = (id: string): string => `provider:${id}`;
-const exists = (id: string) => invalid(`Provider ${id} exists already; pick another id, or remove it first (mgw providers remove ${id}).`, 'id');
+const exists = (id: string) => invalid(`Provider ${id} exists already; pick another id, change it (mgw providers update --id ${id}), or remove it first (mgw providers remove ${id}).`, 'id');
 
 export class ProviderConfigs {
   /** Read when the registry's cached adapter may be stale: a prepared statement. */
