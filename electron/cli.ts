@@ -68,7 +68,8 @@ export async function main(argv: string[]): Promise<number> {
     const { dataDir, rest } = takeDataDir(argv);
     const [command, sub, ...tail] = rest;
     if (!command || command === 'help' || isHelpFlag(command)) {
-      process.stdout.write(HELP);
+      // Asked for: the help is the output. No command at all: a usage error, on stderr.
+      (command ? process.stdout : process.stderr).write(HELP);
       return command ? 0 : 2;
     }
     if (rest.some(isHelpFlag)) {

@@ -231,4 +231,10 @@ describe('mgw help', () => {
     expect(run('serve', '--help').stdout).toBe('mgw serve [--host 127.0.0.1] [--port 8787] [--data-dir DIR]\n');
     expect(run('nope', '--help').status).toBe(2);
   });
+
+  it('mgw with no command is a usage error: the help on stderr, exit 2', () => {
+    const bare = run();
+    expect(bare).toMatchObject({ status: 2, stdout: '' });
+    expect(bare.stderr).toContain('mgw providers update --id ID');
+  });
 });
