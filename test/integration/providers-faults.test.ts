@@ -101,6 +101,22 @@ describe('fal faults', () => {
     expect(cancels()).toBe(cancelsBefore);
   });
 
+  it.each([
+    ['a model error (422 content_policy_violation)', true, 400, 'upstream_bad_request'],
+    ['a request error (504 request_timeout)', { status: 504, body: { detail: `Request timed out ${SECRET}`, error_type: 'request_timeout' }, errorType: 'request_timeout' }, 503, 'upstream_unavailable'],
+    ['a request error (503 runner_scheduling_failure)', { status: 503, body: { detail: `No runner ${SECRET}`, error_type: 'runner_scheduling_failure' }, errorType: 'runner_scheduling_failure' }, 503, 'upstream_unavailable'],
+  ] as const)('an image job that fal ends with %s (status COMPLETED with an error): the status of its result URL decides the answer, nothing charged', async (_name, fail, status, code) => {
+    u.fal.behaviour.fail = fail;
+    const before = await u.t.gateway.billing.view(key.accountId);
+    const response = await postJson(`${u.t.baseUrl}/images/generations`, { model: 'fal-image', prompt: 'x', size: '256x256' }, key.token).finally(() => {
+      u.fal.behaviour.fail = false;
+    });
+    expect(response.status).toBe(status);
+    expect(errorOf(response).code).toBe(code);
+    expect(response.text).not.toContain(SECRET);
+    expect(await u.t.gateway.billing.view(key.accountId)).toEqual(before);
+  });
+
   it('a refused video creation releases the hold and leaves no task', async () => {
     u.fal.inject('POST submit', { status: 503, body: secretBody(503) });
     const before = await u.t.gateway.billing.view(key.accountId);

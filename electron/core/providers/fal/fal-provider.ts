@@ -103,12 +103,28 @@ export class FalProvider extends UpstreamAdapter<FalProviderConfig> implements I
       await this.cancel(handle).catch(() => undefined);
       throw error;
     });
-    if (state === 'failed') throw new GatewayError('upstream_bad_request', 'The upstream provider could not generate this image.');
+    if (state === 'failed') throw await this.imageFailure(handle);
     const result = (await this.result(handle)) as { images?: { url?: unknown }[]; image?: { url?: unknown } };
     // Most fal image models answer {images: [...]}; some single-image ones {image: {...}}.
     const url = result.images?.[0]?.url ?? result.image?.url;
     if (typeof url !== 'string') throw invalidResponse('the result has no image');
     return { bytes: await imageFromUrl(this.http, url, job.signal), usage: this.estimateImageUsage(job) };
+  }
+
+  /**
+   * Why a failed image job failed, in the error table's terms. fal ends a failed request as
+   * COMPLETED and its result URL answers with the error itself: a model error (4xx) is the
+   * request's fault (400), a request error (a runner that crashed, fal's own timeout: 5xx, tagged
+   * with an error_type) is the provider being unavailable (503), a 429 is a rate limit.
+   */
+  private async imageFailure(handle: QueueHandle): Promise<GatewayError> {
+    const rejected = new GatewayError('upstream_bad_request', 'The upstream provider could not generate this image.');
+    try {
+      await this.result(handle);
+    } catch (error) {
+      if (error instanceof GatewayError && (error.code === 'upstream_unavailable' || error.code === 'upstream_rate_limited')) return error;
+    }
+    return rejected;
   }
 
   /**
