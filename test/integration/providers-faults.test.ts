@@ -218,6 +218,34 @@ describe('video tasks and upstream faults', () => {
     expect(hold.status).toBe('released');
   });
 
+  it('a COMPLETED fal request whose result URL keeps answering an untagged 500 (the model\'s own answer) fails the task, not left to time out', async () => {
+    u.fal.inject('GET result', { status: 500, body: JSON.stringify({ detail: `Internal Server Error ${SECRET}` }), times: 50 });
+    const created = (await postJson(`${u.t.baseUrl}/videos`, { model: 'fal-video', prompt: 'x', seconds: 5 }, key.token)).body as VideoTask;
+    const ended = await waitFor(async () => {
+      const task = await get(created.id);
+      return task.status !== 'queued' && task.status !== 'in_progress' ? task : null;
+    }, 20_000);
+    const resultPath = new URL((JSON.parse((await u.t.gateway.videoTasks.get(created.id))!.upstream_id!) as { response_url: string }).response_url).pathname;
+    const reads = u.fal.requests.filter((r) => r.route === 'GET result' && r.path === resultPath).length;
+    u.fal.clearFaults();
+    expect(ended).toMatchObject({ status: 'failed', error: { code: 'generation_failed' } });
+    expect(JSON.stringify(ended)).not.toContain(SECRET);
+    expect(reads).toBeGreaterThanOrEqual(5); // a passing hiccup is ridden out first
+    const row = (await u.t.gateway.videoTasks.get(created.id))!;
+    const hold = await u.t.gateway.store.db.selectFrom('holds').selectAll().where('id', '=', row.hold_id!).executeTakeFirstOrThrow();
+    expect(hold.status).toBe('released');
+  });
+
+  it('a COMPLETED fal request whose result URL answers an untagged 503 once still completes', async () => {
+    u.fal.inject('GET result', { status: 503, body: '{"detail":"Service Unavailable"}', times: 1 });
+    const created = (await postJson(`${u.t.baseUrl}/videos`, { model: 'fal-video', prompt: 'x', seconds: 5 }, key.token)).body as VideoTask;
+    const ended = await waitFor(async () => {
+      const task = await get(created.id);
+      return task.status !== 'queued' && task.status !== 'in_progress' ? task : null;
+    }, 20_000);
+    expect(ended.status).toBe('completed');
+  });
+
   it.each(['FAILED', 'CANCELED'])('a queue status of %s (beyond fal\'s documented three) fails the task and releases the hold', async (status) => {
     u.fal.inject('GET status', { body: JSON.stringify({ status }), times: 50 });
     const created = (await postJson(`${u.t.baseUrl}/videos`, { model: 'fal-video', prompt: 'x', seconds: 5 }, key.token)).body as VideoTask;

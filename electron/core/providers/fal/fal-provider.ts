@@ -16,6 +16,12 @@ import { invalidResponse, pollRetryDelayMs, UpstreamStatusError } from '../upstr
 export const FAL_DEFAULT_BASE_URL = 'https://queue.fal.run';
 /** An image request waits this long for its queue job before giving up. */
 const IMAGE_WAIT_MS = 120_000;
+/**
+ * Reads of a COMPLETED video request's result that may answer an untagged 5xx before the task
+ * fails: fal's result URL gives back the model's own answer, so a 500 there is the request's
+ * outcome, not a passing fault (a few reads still ride out a hiccup of the queue host).
+ */
+const RESULT_5XX_ATTEMPTS = 5;
 
 export interface FalProviderConfig extends UpstreamProviderConfig {
   /** Pause between status polls of synchronous (image) jobs. */
@@ -44,6 +50,8 @@ function isTransient(error: unknown): error is GatewayError {
 
 export class FalProvider extends UpstreamAdapter<FalProviderConfig> implements ImageProvider, VideoProvider {
   readonly kind = 'fal';
+  /** Untagged 5xx answers in a row of a COMPLETED video request's result URL, by request id. */
+  private readonly result5xx = new Map<string, number>();
 
   async generateImage(job: ImageJob): Promise<ImageOutcome> {
     return this.runImage(job, { prompt: job.prompt, image_size: { width: job.width, height: job.height }, num_images: 1 });
@@ -75,21 +83,36 @@ export class FalProvider extends UpstreamAdapter<FalProviderConfig> implements I
     } catch (error) {
       // A failed request is COMPLETED and its result URL answers with the error: a model error
       // (4xx), or any answer fal tags with an error_type (a runner that crashed, a request that
-      // timed out after fal's own retries). Anything else (a refused connection, an untagged
-      // 5xx) is a failed poll, tried again.
+      // timed out after fal's own retries), or an untagged 5xx that does not go away. Anything
+      // else (a refused connection, a 429, the first untagged 5xx) is a failed poll, tried again.
       const tagged = error instanceof UpstreamStatusError && error.upstreamErrorType !== null;
-      if (tagged || (error instanceof GatewayError && error.code === 'upstream_bad_request')) {
+      if (tagged || (error instanceof GatewayError && error.code === 'upstream_bad_request') || this.resultKeeps5xx(handle, error)) {
+        this.result5xx.delete(handle.request_id);
         return { state: 'failed', message: 'The upstream provider could not generate this video.' };
       }
       throw error;
     }
+    this.result5xx.delete(handle.request_id);
     const video = (result as { video?: { url?: unknown } }).video;
     if (!video || typeof video.url !== 'string' || !/^https?:\/\//.test(video.url)) throw invalidResponse('the result has no video URL');
     return { state: 'completed', output: { kind: 'url', url: video.url } };
   }
 
   async cancelVideo(_job: VideoJob, upstreamId: string): Promise<void> {
-    await this.cancel(parseHandle(upstreamId));
+    const handle = parseHandle(upstreamId);
+    this.result5xx.delete(handle.request_id);
+    await this.cancel(handle);
+  }
+
+  /** Counts an untagged 5xx of the result URL; true once it came RESULT_5XX_ATTEMPTS times in a row. */
+  private resultKeeps5xx(handle: QueueHandle, error: unknown): boolean {
+    if (!(error instanceof UpstreamStatusError) || error.upstreamStatus < 500) {
+      this.result5xx.delete(handle.request_id);
+      return false;
+    }
+    const count = (this.result5xx.get(handle.request_id) ?? 0) + 1;
+    this.result5xx.set(handle.request_id, count);
+    return count >= RESULT_5XX_ATTEMPTS;
   }
 
   private async cancel(handle: QueueHandle): Promise<void> {
