@@ -75,6 +75,10 @@ const falCases: [string, string, Fault, number, string][] = [
   ['status malformed', 'GET status', { body: `not json ${SECRET}` }, 502, 'upstream_invalid_response'],
   ['result without images', 'GET result', { body: JSON.stringify({ images: [], secret: SECRET }) }, 502, 'upstream_invalid_response'],
   ['file is not an image', 'GET file', { body: `plain text ${SECRET}` }, 502, 'upstream_invalid_response'],
+  // The file a success named is gone or refused at its (CDN) URL: not a rejected request, not the provider key.
+  ['file 404', 'GET file', { status: 404, body: secretBody(404) }, 502, 'upstream_invalid_response'],
+  ['file 403 (an expired signed URL)', 'GET file', { status: 403, body: secretBody(403) }, 502, 'upstream_invalid_response'],
+  ['file 503', 'GET file', { status: 503, body: secretBody(503) }, 503, 'upstream_unavailable'],
 ];
 
 describe('fal faults', () => {

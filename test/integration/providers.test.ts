@@ -164,6 +164,24 @@ describe('fal-kind provider', () => {
     expect((await decodeB64(body.data[0]!.b64_json)).format).toBe('png');
   });
 
+  it('an image URL that redirects (a CDN handing on to its storage) is followed, without the provider key', async () => {
+    const png = await makeImage(40, 30);
+    const seen: (string | undefined)[] = [];
+    const storage = createServer((req, res) => {
+      seen.push(req.headers.authorization);
+      res.writeHead(200, { 'content-type': 'image/png' }).end(png);
+    });
+    await new Promise<void>((resolve) => storage.listen(0, '127.0.0.1', resolve));
+    const location = `http://127.0.0.1:${(storage.address() as AddressInfo).port}/bucket/out.png`;
+    u.fal.inject('GET file', { status: 302, body: '', headers: { location }, times: 1 });
+    const result = await postJson(`${u.t.baseUrl}/images/generations`, { model: 'fal-image', prompt: 'a kite', size: '512x512' }, key.token);
+    u.fal.clearFaults();
+    storage.close();
+    expect(result.status).toBe(200);
+    expect(Buffer.from((result.body as { data: { b64_json: string }[] }).data[0]!.b64_json, 'base64').equals(png)).toBe(true);
+    expect(seen).toEqual([undefined]);
+  });
+
   it('an image result in the single-image shape {image: {url}} is taken too', async () => {
     const png = await makeImage(40, 30);
     u.fal.inject('GET result', { body: JSON.stringify({ image: { url: `data:image/png;base64,${png.toString('base64')}`, width: 40, height: 30 } }), times: 1 });
