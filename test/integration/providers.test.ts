@@ -200,6 +200,27 @@ describe('fal-kind provider', () => {
     expect(u.fal.cancelCalls).toHaveLength(1);
     expect(u.fal.requests.some((r) => r.method === 'PUT' && r.path.startsWith('/q/'))).toBe(true);
   });
+
+  it('a cancel the queue answers 400 ALREADY_COMPLETED (finished before the gateway saw it) still cancels the task and releases the hold', async () => {
+    u.fal.behaviour.stuck = true;
+    const created = (await postJson(`${u.t.baseUrl}/videos`, { model: 'fal-video', prompt: 'raced', seconds: 5, size: '720p' }, key.token)).body as VideoTask;
+    const row = await waitFor(async () => {
+      const found = await u.t.gateway.videoTasks.get(created.id);
+      return found?.upstream_id ? found : null;
+    });
+    u.fal.behaviour.stuck = false;
+    const requestId = (JSON.parse(row.upstream_id!) as { request_id: string }).request_id;
+    u.fal.inject('GET status', { status: 503 }); // the scheduler must not see the completion first
+    u.fal.jobs.get(requestId)!.completeNow();
+    const response = await request(`${u.t.baseUrl}/videos/${created.id}`, { method: 'DELETE', headers: auth() });
+    u.fal.clearFaults();
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ status: 'failed', error: { code: 'cancelled' }, outputs: [] });
+    expect(response.text).not.toContain('ALREADY_COMPLETED');
+    expect(u.fal.cancelCalls).toContain(requestId);
+    const hold = await u.t.gateway.store.db.selectFrom('holds').selectAll().where('id', '=', row.hold_id!).executeTakeFirstOrThrow();
+    expect(hold.status).toBe('released');
+  });
 });
 
 describe('live catalog of provider models', () => {
