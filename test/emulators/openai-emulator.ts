@@ -14,6 +14,7 @@ import {
   VIDEO_MODELS,
   handleCreateVideo,
   handleDeleteVideo,
+  handleListVideos,
   handleRetrieveVideo,
   handleVideoContent,
   DEFAULT_VIDEO_ERROR,
@@ -55,6 +56,7 @@ export const OPENAI_ROUTES = [
   'POST /v1/images/generations',
   'POST /v1/images/edits',
   'POST /v1/videos',
+  'GET /v1/videos',
   'GET /v1/videos/:id',
   'GET /v1/videos/:id/content',
   'DELETE /v1/videos/:id',
@@ -106,6 +108,7 @@ export async function startOpenAIEmulator(options: OpenAIEmulatorOptions = {}): 
       return { route: key, handle: (ctx) => handleEdits(ctx, imageSettings, imageFiles, (files) => (state.lastEditFiles = files)) };
     }
     if (key === 'POST /v1/videos') return { route: key, handle: (ctx) => handleCreateVideo(ctx, store) };
+    if (key === 'GET /v1/videos') return { route: key, handle: (ctx) => handleListVideos(ctx, store) };
     const imageFile = /^\/images\/([^/]+)$/.exec(pathname);
     if (method === 'GET' && imageFile?.[1]) {
       const found = imageFiles.get(decodeURIComponent(imageFile[1]));

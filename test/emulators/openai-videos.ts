@@ -6,7 +6,8 @@
 // 'video.deleted', deleted: true}. A task's state is computed from the clock on every read, so
 // the `videos` Map always shows the current status without timers.
 // Guesses (not in the docs): content before completion -> 400 code 'video_not_ready'; unknown id
-// -> 404 code 'not_found'; thumbnail/spritesheet variants are served as PNG (real: webp/jpg);
+// -> 404 code 'not_found'; list defaults to limit 20, newest first, and an `after` id it does not
+// know gives an empty page; thumbnail/spritesheet variants are served as PNG (real: webp/jpg);
 // expires_at = completed_at + 1 day; a failed task keeps the progress it had; DELETE is accepted
 // in any state (the docs say completed or failed) so gateways can use it as cancel.
 import { randomBytes } from 'node:crypto';
@@ -197,6 +198,31 @@ export function handleVideoContent(ctx: RequestContext, store: VideoStore, id: s
     return bytes(200, cachedPng(small.width, small.height), 'image/png');
   }
   return badParam('variant', `Invalid value for 'variant': ${variant}.`);
+}
+
+/** GET /v1/videos: the live (not deleted) videos, a cursor page of them. */
+export function handleListVideos(ctx: RequestContext, store: VideoStore): Reply {
+  const query = queryOf(ctx.path);
+  const limitText = query.get('limit') ?? '20';
+  const limit = Number(limitText);
+  if (!/^\d+$/.test(limitText) || limit > 100) return badParam('limit', `Invalid 'limit': ${limitText}. Expected an integer from 0 to 100.`);
+  const order = query.get('order') ?? 'desc';
+  if (order !== 'asc' && order !== 'desc') return badParam('order', `Invalid 'order': ${order}. Expected 'asc' or 'desc'.`);
+  let tasks = [...store.videos.values()].filter((task) => !task.deleted);
+  if (order === 'desc') tasks.reverse(); // the Map keeps creation order
+  const after = query.get('after');
+  if (after !== null) {
+    const at = tasks.findIndex((task) => task.id === after);
+    tasks = at === -1 ? [] : tasks.slice(at + 1);
+  }
+  const data = tasks.slice(0, limit).map((task) => task.toJSON());
+  return json(200, {
+    object: 'list',
+    data,
+    first_id: (data[0]?.id as string | undefined) ?? null,
+    last_id: (data.at(-1)?.id as string | undefined) ?? null,
+    has_more: tasks.length > limit,
+  });
 }
 
 export function handleDeleteVideo(store: VideoStore, id: string): Reply {

@@ -24,17 +24,19 @@ afterAll(async () => {
 const run = (...args: string[]) => mgwAsync([...args, '--data-dir', dataDir]);
 
 describe('mgw providers test', () => {
-  it('exits 0 when the upstream accepts the key', async () => {
+  it('exits 0 when the upstream accepts the key, which it checked with GET /videos?limit=1', async () => {
     expect((await run('providers', 'add', '--kind', 'openai', '--id', 'good', '--base-url', openai.baseUrl, '--api-key', openai.apiKey)).status).toBe(0);
     const result = await run('providers', 'test', 'good');
-    expect(result.stdout).toMatch(/^ok: Connected/);
+    expect(result.stdout).toMatch(/^ok: Connected: \d+ models listed; the key was accepted\./);
     expect(result.status).toBe(0);
+    const listing = openai.requests.filter((r) => r.path === '/v1/videos?limit=1').at(-1);
+    expect(listing?.headers.authorization).toBe(`Bearer ${openai.apiKey}`);
   });
 
   it('exits 1 when the upstream refuses the key', async () => {
     expect((await run('providers', 'add', '--kind', 'openai', '--id', 'wrongkey', '--base-url', openai.baseUrl, '--api-key', 'sk-WRONG-0000')).status).toBe(0);
     const result = await run('providers', 'test', 'wrongkey');
-    expect(result.stdout).toMatch(/^failed: /);
+    expect(result.stdout).toMatch(/^failed: .*credentials/);
     expect(result.status).toBe(1);
   });
 

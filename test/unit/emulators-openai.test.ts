@@ -290,4 +290,21 @@ describe('videos', () => {
     expect((await get(`/videos/${id}`)).status).toBe(404);
     expect((await fetch(`${emu.baseUrl}/videos/${id}`, { method: 'DELETE', headers: auth() })).status).toBe(404);
   });
+
+  test('GET /videos lists live videos as a cursor page (limit, order, after), as the reference does', async () => {
+    const ids: string[] = [];
+    for (const prompt of ['one', 'two', 'three']) ids.push(((await (await post('/videos', { prompt })).json()) as VideoJson).id);
+    await fetch(`${emu.baseUrl}/videos/${ids[1]}`, { method: 'DELETE', headers: auth() });
+    type Page = { object: string; data: VideoJson[]; first_id: string | null; last_id: string | null; has_more: boolean };
+    const page = async (query: string) => (await (await get(`/videos${query}`)).json()) as Page;
+
+    const first = await page('?limit=1');
+    expect(first).toMatchObject({ object: 'list', first_id: ids[2], last_id: ids[2], has_more: true });
+    expect(first.data.map((v) => [v.id, v.object])).toEqual([[ids[2], 'video']]);
+    expect(await page(`?limit=1&after=${ids[2]}`)).toMatchObject({ first_id: ids[0], has_more: false });
+    expect((await page('?order=asc')).data.map((v) => v.id)).toEqual([ids[0], ids[2]]);
+    expect(await page('?limit=0')).toEqual({ object: 'list', data: [], first_id: null, last_id: null, has_more: true });
+    for (const query of ['?limit=101', '?limit=x', '?order=up']) expect((await get(`/videos${query}`)).status).toBe(400);
+    expect((await fetch(`${emu.baseUrl}/videos`, { headers: { authorization: 'Bearer sk-wrong' } })).status).toBe(401);
+  });
 });
