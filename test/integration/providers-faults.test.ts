@@ -66,6 +66,18 @@ describe('openai image faults', () => {
     if (status === 429) expect(response.headers.get('retry-after')).toBe('7');
     expect(await u.t.gateway.billing.view(key.accountId)).toEqual(before);
   });
+
+  it.each([
+    ['fractional Retry-After', { 'retry-after': '1.5' }, '2'],
+    ['retry-after-ms only', { 'retry-after-ms': '2500' }, '3'],
+    ['both: Retry-After wins', { 'retry-after': '4', 'retry-after-ms': '900' }, '4'],
+  ])('429 with %s -> the wait in whole seconds, rounded up', async (_name, headers, expected) => {
+    u.openai.inject('POST /v1/images/generations', { status: 429, headers });
+    const response = await postJson(`${u.t.baseUrl}/images/generations`, { model: 'up-image', prompt: 'x', size: '256x256' }, key.token);
+    expect(response.status).toBe(429);
+    expect(errorOf(response).code).toBe('upstream_rate_limited');
+    expect(response.headers.get('retry-after')).toBe(expected);
+  });
 });
 
 const falCases: [string, string, Fault, number, string][] = [

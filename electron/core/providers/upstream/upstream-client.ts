@@ -3,7 +3,7 @@
 // GatewayError. Raw upstream bodies are logged with secrets redacted, never returned.
 import type { Agent, Dispatcher, FormData } from 'undici';
 import type { Logger } from '../../logger.js';
-import { errorForStatus, invalidResponse, unavailable, UpstreamStatusError } from './upstream-errors.js';
+import { errorForStatus, invalidResponse, unavailable, upstreamRetryAfter, UpstreamStatusError } from './upstream-errors.js';
 
 export interface UpstreamTimeouts {
   connectMs: number;
@@ -200,7 +200,7 @@ export class UpstreamClient {
       }
       const text = await response.body.text().catch(() => '');
       this.logBody({ ...request, url }, response.statusCode, text, 'upstream answered with an error');
-      const mapped = errorForStatus(response.statusCode, headerOf(response.headers, 'retry-after'));
+      const mapped = errorForStatus(response.statusCode, upstreamRetryAfter(headerOf(response.headers, 'retry-after'), headerOf(response.headers, 'retry-after-ms')));
       throw new UpstreamStatusError(mapped, response.statusCode, headerOf(response.headers, 'x-fal-error-type') ?? errorTypeIn(text));
     }
   }

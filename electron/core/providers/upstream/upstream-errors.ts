@@ -21,6 +21,16 @@ export class UpstreamStatusError extends GatewayError {
   }
 }
 
+/**
+ * The wait an upstream asked for, as a Retry-After value: its Retry-After, else its
+ * `retry-after-ms` (which OpenAI-compatible servers may send, and the OpenAI SDKs honour first).
+ */
+export function upstreamRetryAfter(retryAfter: string | null, retryAfterMs: string | null): string | null {
+  if (retryAfter) return retryAfter;
+  const ms = retryAfterMs?.trim() ?? '';
+  return /^\d+(\.\d+)?$/.test(ms) ? String(Number(ms) / 1000) : null;
+}
+
 export function errorForStatus(status: number, retryAfter: string | null): GatewayError {
   if (status === 429) {
     const seconds = retryAfterSeconds(retryAfter);
@@ -48,11 +58,16 @@ export const unavailable = (why: string): GatewayError =>
 export const invalidResponse = (what: string): GatewayError =>
   new GatewayError('upstream_invalid_response', `The upstream provider returned an invalid response: ${what}.`);
 
-/** Retry-After as whole seconds (delta-seconds or an HTTP date), capped at an hour. */
+/**
+ * Retry-After as whole seconds, capped at an hour: delta-seconds, or an HTTP date. Fractional
+ * seconds ("1.5", which the OpenAI SDKs read as such) are rounded up; Date.parse must not see
+ * them, as it reads "1.5" as a date in 2001 (a wait of 0) and "2.0" as nothing.
+ */
 export function retryAfterSeconds(value: string | null): number | null {
   if (!value) return null;
   const trimmed = value.trim();
-  if (/^\d+$/.test(trimmed)) return Math.min(3600, Number(trimmed));
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.min(3600, Math.ceil(Number(trimmed)));
+  if (!/[a-z]/i.test(trimmed)) return null; // an HTTP date names its day and month
   const date = Date.parse(trimmed);
   if (Number.isNaN(date)) return null;
   return Math.max(0, Math.min(3600, Math.ceil((date - Date.now()) / 1000)));

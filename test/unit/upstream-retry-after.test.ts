@@ -1,0 +1,37 @@
+// How long an upstream asked the gateway to wait (Retry-After and retry-after-ms), as the
+// whole seconds of the Retry-After the gateway's own 429 carries.
+import { describe, expect, it } from 'vitest';
+import { errorForStatus, retryAfterSeconds, upstreamRetryAfter } from '../../electron/core/providers/upstream/upstream-errors.js';
+
+describe('retryAfterSeconds', () => {
+  it('reads delta-seconds, rounding fractions up (the OpenAI SDKs read "1.5" as 1.5 s)', () => {
+    expect(retryAfterSeconds('7')).toBe(7);
+    expect(retryAfterSeconds(' 7 ')).toBe(7);
+    expect(retryAfterSeconds('1.5')).toBe(2);
+    expect(retryAfterSeconds('2.0')).toBe(2);
+    expect(retryAfterSeconds('0.2')).toBe(1);
+    expect(retryAfterSeconds('99999')).toBe(3600);
+  });
+
+  it('reads an HTTP date as the seconds to it, and nothing else as a date', () => {
+    const inTen = new Date(Date.now() + 10_000).toUTCString();
+    expect(retryAfterSeconds(inTen)).toBeGreaterThanOrEqual(9);
+    expect(retryAfterSeconds(inTen)).toBeLessThanOrEqual(11);
+    expect(retryAfterSeconds('Wed, 21 Oct 2015 07:28:00 GMT')).toBe(0);
+    for (const junk of ['-3', '1.5.2', '1e3', '', 'soon']) expect(retryAfterSeconds(junk)).toBeNull();
+  });
+});
+
+describe('upstreamRetryAfter', () => {
+  it('prefers Retry-After, else converts retry-after-ms', () => {
+    expect(upstreamRetryAfter('3', '9000')).toBe('3');
+    expect(upstreamRetryAfter(null, '1500')).toBe('1.5');
+    expect(upstreamRetryAfter(null, 'x')).toBeNull();
+    expect(upstreamRetryAfter(null, null)).toBeNull();
+  });
+
+  it('gives the 429 a whole-second Retry-After', () => {
+    expect(errorForStatus(429, upstreamRetryAfter(null, '1500')).headers).toEqual({ 'retry-after': '2' });
+    expect(errorForStatus(429, '1.5').headers).toEqual({ 'retry-after': '2' });
+  });
+});
