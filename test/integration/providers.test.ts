@@ -40,6 +40,16 @@ describe('openai-kind provider', () => {
     expect((result.usage as unknown as { cost_usd: string }).cost_usd).toBe(formatUsd(expected));
   });
 
+  it('cached input tokens are part of input_tokens (as OpenAI reports them) and are not billed twice', async () => {
+    const b64 = (await makeImage(64, 64)).toString('base64');
+    const usage = { total_tokens: 1100, input_tokens: 1000, output_tokens: 100, input_tokens_details: { text_tokens: 1000, image_tokens: 0, cached_tokens: 800 } };
+    u.openai.inject('POST /v1/images/generations', { body: JSON.stringify({ created: 1, data: [{ b64_json: b64 }], usage }), times: 1 });
+    const response = await postJson(`${u.t.baseUrl}/images/generations`, { model: 'up-image', prompt: 'x', size: '1024x1024' }, key.token);
+    expect(response.status).toBe(200);
+    // (1000 input x $10 + 100 output x $40) per 1M tokens: the 800 cached are inside the 1000.
+    expect((response.body as { usage: { cost_usd: string } }).usage.cost_usd).toBe('0.01400000');
+  });
+
   it('images.edit sends every reference as image[]', async () => {
     const files = await Promise.all([1, 2, 3].map(async (i) => toFile(await makeImage(64, 64), `r${i}.png`, { type: 'image/png' })));
     const result = await u.t.client(key.token).images.edit({ model: 'up-image', prompt: 'merge', image: files });

@@ -148,14 +148,21 @@ export class OpenAIProvider extends UpstreamAdapter<UpstreamProviderConfig> impl
     return { bytes: decodeImageBase64(b64), b64: b64 as string, usage: this.usageOf(body, job) };
   }
 
-  /** The usage the upstream reported, or the estimate when it reported none. */
+  /**
+   * The usage the upstream reported, or the estimate when it reported none. OpenAI counts cached
+   * tokens inside input_tokens (input_tokens_details.cached_tokens is a part of it); the gateway's
+   * usage keeps them apart (cache_tokens are billed on top of input_tokens), so they are taken out.
+   */
   private usageOf(body: ImagesJson, job: ImageJob | ImageEditJob): TokenUsage {
     const usage = body.usage;
     const reported = usage && typeof usage.input_tokens === 'number' && typeof usage.output_tokens === 'number';
-    const cached = usage?.input_tokens_details?.cached_tokens;
-    return reported
-      ? { input_tokens: usage.input_tokens!, output_tokens: usage.output_tokens!, ...(typeof cached === 'number' ? { cache_tokens: cached } : {}) }
-      : this.estimateImageUsage(job);
+    if (!reported) return this.estimateImageUsage(job);
+    const input = usage.input_tokens!;
+    const reportedCache = usage.input_tokens_details?.cached_tokens;
+    const cached = typeof reportedCache === 'number' ? Math.min(Math.max(0, reportedCache), input) : null;
+    return cached === null
+      ? { input_tokens: input, output_tokens: usage.output_tokens! }
+      : { input_tokens: input - cached, output_tokens: usage.output_tokens!, cache_tokens: cached };
   }
 
   private auth(): Record<string, string> {
