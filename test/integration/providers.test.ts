@@ -50,6 +50,21 @@ describe('openai-kind provider', () => {
     expect((response.body as { usage: { cost_usd: string } }).usage.cost_usd).toBe('0.01400000');
   });
 
+  it.each([
+    ['fractional', { input_tokens: 10.5, output_tokens: 100 }],
+    ['negative', { input_tokens: -50, output_tokens: -100 }],
+    ['beyond exact integers', { input_tokens: 1e30, output_tokens: 1 }],
+    ['a fractional cached count', { input_tokens: 10, output_tokens: 100, input_tokens_details: { cached_tokens: 0.5 } }],
+  ])('usage with %s token counts is a 502 (not a 500, not a credit) and nothing is charged', async (_name, usage) => {
+    const b64 = (await makeImage(64, 64)).toString('base64');
+    const before = await u.t.gateway.billing.view(key.accountId);
+    u.openai.inject('POST /v1/images/generations', { body: JSON.stringify({ created: 1, data: [{ b64_json: b64 }], usage }), times: 1 });
+    const response = await postJson(`${u.t.baseUrl}/images/generations`, { model: 'up-image', prompt: 'x', size: '1024x1024' }, key.token);
+    expect(response.status).toBe(502);
+    expect(errorOf(response)).toMatchObject({ code: 'upstream_invalid_response', type: 'upstream_invalid_response', param: null });
+    expect(await u.t.gateway.billing.view(key.accountId)).toEqual(before);
+  });
+
   it('images.edit sends every reference as image[]', async () => {
     const files = await Promise.all([1, 2, 3].map(async (i) => toFile(await makeImage(64, 64), `r${i}.png`, { type: 'image/png' })));
     const result = await u.t.client(key.token).images.edit({ model: 'up-image', prompt: 'merge', image: files });

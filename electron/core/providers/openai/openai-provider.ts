@@ -158,8 +158,12 @@ export class OpenAIProvider extends UpstreamAdapter<UpstreamProviderConfig> impl
     const reported = usage && typeof usage.input_tokens === 'number' && typeof usage.output_tokens === 'number';
     if (!reported) return this.estimateImageUsage(job);
     const input = usage.input_tokens!;
-    const reportedCache = usage.input_tokens_details?.cached_tokens;
-    const cached = typeof reportedCache === 'number' ? Math.min(Math.max(0, reportedCache), input) : null;
+    const reportedCache = usage.input_tokens_details?.cached_tokens ?? undefined;
+    // Counts that are not whole and non-negative would bill a fraction (a 500) or a credit.
+    if (!isCount(input) || !isCount(usage.output_tokens) || (reportedCache !== undefined && !isCount(reportedCache))) {
+      throw invalidResponse('the usage is not whole token counts');
+    }
+    const cached = reportedCache === undefined ? null : Math.min(reportedCache, input);
     return cached === null
       ? { input_tokens: input, output_tokens: usage.output_tokens! }
       : { input_tokens: input - cached, output_tokens: usage.output_tokens!, cache_tokens: cached };
@@ -170,6 +174,8 @@ export class OpenAIProvider extends UpstreamAdapter<UpstreamProviderConfig> impl
     return key ? { authorization: `Bearer ${key}` } : {};
   }
 }
+
+const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 
 /** Passes a download on, refusing it unless it opens with an ISO-BMFF 'ftyp' box (every MP4 does). */
 async function* startsAsMp4(body: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {

@@ -24,7 +24,7 @@ export function decodeImageBase64(value: unknown): Buffer {
  */
 export interface ImagesJson {
   data?: { b64_json?: unknown; url?: unknown }[];
-  usage?: { input_tokens?: number; output_tokens?: number; input_tokens_details?: { cached_tokens?: number } };
+  usage?: { input_tokens?: unknown; output_tokens?: unknown; input_tokens_details?: { cached_tokens?: unknown } };
 }
 
 export function parseImagesJson(text: string): { body: ImagesJson; b64: string | null } {
