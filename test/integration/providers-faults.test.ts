@@ -199,8 +199,9 @@ describe('video tasks and upstream faults', () => {
     expect(hold.status).toBe('released');
   });
 
-  it('a finished video whose content is not an MP4 is not kept; the download is tried again and the task completes', async () => {
-    u.openai.inject('GET /v1/videos/:id/content', { body: `definitely not a video ${SECRET}`, times: 2 });
+  it('a finished video whose content is an error document (JSON, HTML) is not kept; the download is tried again and the task completes', async () => {
+    u.openai.inject('GET /v1/videos/:id/content', { body: `{"error": "definitely not a video ${SECRET}"}`, times: 1 });
+    u.openai.inject('GET /v1/videos/:id/content', { body: `<html>busy ${SECRET}</html>`, headers: { 'content-type': 'text/html' }, times: 1 });
     const created = (await postJson(`${u.t.baseUrl}/videos`, { model: 'up-video', prompt: 'x', seconds: 4, size: '1280x720' }, key.token)).body as VideoTask;
     const done = await waitFor(async () => {
       const task = await get(created.id);
@@ -215,6 +216,20 @@ describe('video tasks and upstream faults', () => {
     expect(bytes.includes(SECRET)).toBe(false);
     const leftovers = readdirSync(u.t.dataDir, { recursive: true }).map(String).filter((f) => f.endsWith('.part'));
     expect(leftovers).toEqual([]);
+  });
+
+  it("a finished video in another container than MP4 is kept as the upstream sent it (the owner paid for it)", async () => {
+    const sent = `webm-ish bytes of a docs-faithful fake ${'v'.repeat(4_000)}`;
+    u.openai.inject('GET /v1/videos/:id/content', { body: sent, headers: { 'content-type': 'video/webm' }, times: 1 });
+    const created = (await postJson(`${u.t.baseUrl}/videos`, { model: 'up-video', prompt: 'x', seconds: 4, size: '1280x720' }, key.token)).body as VideoTask;
+    const done = await waitFor(async () => {
+      const task = await get(created.id);
+      return task.status !== 'queued' && task.status !== 'in_progress' ? task : null;
+    }, 20_000);
+    expect(done.status).toBe('completed');
+    const content = await fetch(`${u.t.baseUrl}/videos/${created.id}/content`, { headers: { authorization: `Bearer ${key.token}` } });
+    expect(content.status).toBe(200);
+    expect(Buffer.from(await content.arrayBuffer()).toString()).toBe(sent);
   });
 
   it.each([

@@ -120,14 +120,14 @@ export class OpenAIProvider extends UpstreamAdapter<UpstreamProviderConfig> impl
 
   /** Streams the finished video to `<output>.part` (memory stays flat however large it is), then renames it. */
   private async download(upstreamId: string, outputPath: string): Promise<void> {
-    const { body } = await this.http.open(
+    const { contentType, body } = await this.http.open(
       // Another gateway like this one redirects the content of a partner-backed video to its output URL.
       { method: 'GET', url: `${this.base}/videos/${encodeURIComponent(upstreamId)}/content`, headers: this.auth(), followRedirects: 3, timeoutMs: DOWNLOAD_TIMEOUT_MS },
       MAX_VIDEO_BYTES,
     );
     const tmp = `${outputPath}.part`;
     try {
-      await pipeline(startsAsMp4(body), createWriteStream(tmp));
+      await pipeline(videoBytes(contentType, body), createWriteStream(tmp));
       await rename(tmp, outputPath);
     } catch (error) {
       await rm(tmp, { force: true });
@@ -177,19 +177,26 @@ export class OpenAIProvider extends UpstreamAdapter<UpstreamProviderConfig> impl
 
 const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 
-/** Passes a download on, refusing it unless it opens with an ISO-BMFF 'ftyp' box (every MP4 does). */
-async function* startsAsMp4(body: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
-  let head: Buffer | null = Buffer.alloc(0);
+/**
+ * Passes a finished video's download on, refusing what is plainly not one: nothing at all, or an
+ * error document answered with a 2xx (an HTML, JSON or text page). Anything else is the
+ * upstream's video, kept as sent: the owner has paid the upstream for it, and refusing bytes
+ * that are not an MP4 would fail a finished generation over its container.
+ */
+async function* videoBytes(contentType: string | null, body: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  if (contentType && isDocumentType(contentType)) throw invalidResponse(`the video content is a ${contentType} document, not a video`);
+  let first = true;
   for await (const chunk of body) {
-    if (!head) {
-      yield chunk;
-      continue;
+    if (chunk.length === 0) continue;
+    // No type, or a generic one: a body that opens like JSON or markup is an error page.
+    if (first && (!contentType || contentType === 'application/octet-stream') && /^\s*[{<]/.test(chunk.toString('latin1', 0, 64))) {
+      throw invalidResponse('the video content is a document, not a video');
     }
-    head = Buffer.concat([head, chunk]);
-    if (head.length < 8) continue;
-    if (head.toString('latin1', 4, 8) !== 'ftyp') throw invalidResponse('the video content is not an MP4');
-    yield head;
-    head = null;
+    first = false;
+    yield chunk;
   }
-  if (head) throw invalidResponse('the video content is not an MP4');
+  if (first) throw invalidResponse('the video content is empty');
 }
+
+const isDocumentType = (type: string): boolean =>
+  type.startsWith('text/') || type === 'application/json' || type.endsWith('+json') || type === 'application/xml' || type.endsWith('+xml');

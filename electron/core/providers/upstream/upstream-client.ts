@@ -45,6 +45,8 @@ export interface UpstreamResponse<T> {
  */
 export interface UpstreamStream {
   status: number;
+  /** The answer's Content-Type, lowercased, without parameters; null when it gave none. */
+  contentType: string | null;
   body: AsyncIterable<Buffer>;
 }
 
@@ -104,7 +106,8 @@ export class UpstreamClient {
       response.body.destroy();
       throw invalidResponse(`the body is larger than ${maxBytes} bytes`);
     }
-    return { status: response.statusCode, body: this.capped(request, response, deadline, maxBytes) };
+    const contentType = headerOf(response.headers, 'content-type')?.split(';')[0]!.trim().toLowerCase() || null;
+    return { status: response.statusCode, contentType, body: this.capped(request, response, deadline, maxBytes) };
   }
 
   /** The whole body (a JSON answer, a partner's image), capped at `maxBytes`. */
