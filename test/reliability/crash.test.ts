@@ -242,7 +242,7 @@ async function downloadWhole(id: string): Promise<{ status: number; length: numb
 }
 
 describe(`crash: ${ROUNDS} rounds of SIGKILL on mgw serve (seed ${SEED})`, () => {
-  it('loses nothing, charges nothing twice, and ends every hold exactly once', { timeout: 200_000 }, async () => {
+  it('loses nothing, charges nothing twice, and ends every hold exactly once', { timeout: 400_000 }, async () => {
     const started = Date.now();
     // Bursts of creations from one key: the owner raised the request windows in config.json.
     writeFileSync(join(dataDir, 'config.json'), JSON.stringify({ limits: { requests: { balance: { perSecond: 10_000, perMinute: 100_000, perHour: 1_000_000 } } } }));
@@ -272,14 +272,19 @@ describe(`crash: ${ROUNDS} rounds of SIGKILL on mgw serve (seed ${SEED})`, () =>
     // Image holds live in memory until they end, so a kill never leaves one stored active.
     expect(orphanedImageHolds, 'image holds stored active at a kill').toEqual([]);
     expect(videoHoldsAcrossKills, 'no kill ever landed with video tasks in flight').toBeGreaterThan(0);
-    const deadline = Date.now() + 90_000;
-    let active = -1;
-    while (Date.now() < deadline) {
-      active = await inspect(async (db) => (await db.selectFrom('video_tasks').select('id').where('status', 'in', ['queued', 'in_progress']).execute()).length);
-      if (active === 0) break;
+    // Slow is not stuck: under a loaded machine the renders take longer, so this fails only when
+    // the active tasks stop moving (no task ends, no progress changes) for 60 s.
+    let active: { id: string; status: string; progress: number }[] = [];
+    let lastMove = Date.now();
+    let seen = '';
+    while (Date.now() - lastMove < 60_000) {
+      active = await inspect(async (db) => db.selectFrom('video_tasks').select(['id', 'status', 'progress']).where('status', 'in', ['queued', 'in_progress']).execute());
+      if (active.length === 0) break;
+      const now = JSON.stringify(active);
+      if (now !== seen) [seen, lastMove] = [now, Date.now()];
       await sleep(200);
     }
-    expect(active, 'tasks still active 90 s after the last restart').toBe(0);
+    expect(active, 'tasks that stopped moving for 60 s after the last restart').toEqual([]);
 
     // Every task that got a 200 ended, over HTTP, and every completed video downloads whole.
     const ids = attempts.map((a) => a.id!);
