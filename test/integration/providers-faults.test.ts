@@ -7,6 +7,7 @@ import type { VideoTask } from '../../shared/api-types.js';
 import type { Fault } from '../emulators/index.js';
 import { USD } from '../helpers/gateway.js';
 import { errorOf, postJson, request } from '../helpers/http.js';
+import { decodeB64 } from '../helpers/images.js';
 import { waitFor } from '../helpers/stub-video-provider.js';
 import { INVALID_ANSWERS_LIMIT } from '../../electron/core/videos/video-scheduler.js';
 import { startUpstreams, type UpstreamSetup } from '../helpers/upstreams.js';
@@ -115,6 +116,17 @@ describe('fal faults', () => {
     const response = await postJson(`${u.t.baseUrl}/images/generations`, { model: 'fal-image', prompt: 'x', size: '256x256' }, key.token);
     expect(response.status).toBe(200);
     expect(cancels()).toBe(cancelsBefore);
+  });
+
+  it.each([
+    ['503', { status: 503, body: '{"detail":"Service Unavailable"}', times: 2 }],
+    ['429 with Retry-After', { status: 429, headers: { 'retry-after': '1' }, times: 1 }],
+    ['a reset', { reset: true, times: 2 }],
+  ])('a finished image job whose result read gets %s is read again: the image is not lost', async (_name, fault) => {
+    u.fal.inject('GET result', fault as Fault);
+    const response = await postJson(`${u.t.baseUrl}/images/generations`, { model: 'fal-image', prompt: 'x', size: '256x256' }, key.token);
+    expect(response.status).toBe(200);
+    expect(await decodeB64((response.body as { data: { b64_json: string }[] }).data[0]!.b64_json)).toMatchObject({ format: 'png' });
   });
 
   it.each([

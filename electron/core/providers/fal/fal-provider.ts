@@ -16,6 +16,8 @@ import { invalidResponse, pollRetryDelayMs, UpstreamStatusError } from '../upstr
 export const FAL_DEFAULT_BASE_URL = 'https://queue.fal.run';
 /** An image request waits this long for its queue job before giving up. */
 const IMAGE_WAIT_MS = 120_000;
+/** Reads of a finished image job's result before a passing refusal there is given up on. */
+const IMAGE_RESULT_READS = 3;
 /**
  * Reads of a COMPLETED video request's result that may answer an untagged 5xx before the task
  * fails: fal's result URL gives back the model's own answer, so a 500 there is the request's
@@ -127,11 +129,29 @@ export class FalProvider extends UpstreamAdapter<FalProviderConfig> implements I
       throw error;
     });
     if (state === 'failed') throw await this.imageFailure(handle);
-    const result = (await this.result(handle)) as { images?: { url?: unknown }[]; image?: { url?: unknown } };
+    const result = (await this.imageResult(job, handle)) as { images?: { url?: unknown }[]; image?: { url?: unknown } };
     // Most fal image models answer {images: [...]}; some single-image ones {image: {...}}.
     const url = result.images?.[0]?.url ?? result.image?.url;
     if (typeof url !== 'string') throw invalidResponse('the result has no image');
     return { bytes: await imageFromUrl(this.http, url, job.signal), usage: this.estimateImageUsage(job) };
+  }
+
+  /**
+   * The result of a finished image job. Its read is safe to repeat, and the job is paid for
+   * upstream, so a passing refusal (429, an untagged 5xx, a reset) is tried again a few times
+   * rather than losing the image; an answer fal tags with an error_type is the job's outcome.
+   */
+  private async imageResult(job: ImageJob, handle: QueueHandle): Promise<unknown> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.result(handle);
+      } catch (error) {
+        const tagged = error instanceof UpstreamStatusError && error.upstreamErrorType !== null;
+        const pause = pollRetryDelayMs(error, attempt, this.config.imagePollMs ?? 250, 5_000);
+        if (!isTransient(error) || tagged || attempt >= IMAGE_RESULT_READS || pause > 10_000 || job.signal?.aborted) throw error;
+        await new Promise((r) => setTimeout(r, pause));
+      }
+    }
   }
 
   /**
