@@ -158,6 +158,15 @@ describe('fal faults', () => {
 
 describe('video tasks and upstream faults', () => {
   const get = async (id: string) => (await request(`${u.t.baseUrl}/videos/${id}`, { headers: { authorization: `Bearer ${key.token}` } })).body as VideoTask;
+  const untilEnded = (id: string) =>
+    waitFor(async () => {
+      const task = await get(id);
+      return task.status !== 'queued' && task.status !== 'in_progress' ? task : null;
+    }, 20_000);
+  const holdStatus = async (taskId: string) => {
+    const row = (await u.t.gateway.videoTasks.get(taskId))!;
+    return (await u.t.gateway.store.db.selectFrom('holds').select('status').where('id', '=', row.hold_id!).executeTakeFirstOrThrow()).status;
+  };
 
   it('a 429 while polling is not a failure: the task still completes', async () => {
     u.openai.inject('GET /v1/videos/:id', { status: 429, headers: { 'retry-after': '1' }, times: 2 });
@@ -189,17 +198,12 @@ describe('video tasks and upstream faults', () => {
     }, 20_000);
     u.fal.behaviour.fail = false;
     expect(failed.status).toBe('failed');
-    const row = (await u.t.gateway.videoTasks.get(created.id))!;
-    const hold = await u.t.gateway.store.db.selectFrom('holds').selectAll().where('id', '=', row.hold_id!).executeTakeFirstOrThrow();
-    expect(hold.status).toBe('released');
+    expect(await holdStatus(created.id)).toBe('released');
   });
   it('a run of unreadable status answers fails the task (not held until max_task_seconds), releases the hold and cancels upstream', async () => {
     u.openai.inject('GET /v1/videos/:id', { body: `not json ${SECRET}`, times: 50 });
     const created = (await postJson(`${u.t.baseUrl}/videos`, { model: 'up-video', prompt: 'x', seconds: 4, size: '1280x720' }, key.token)).body as VideoTask;
-    const ended = await waitFor(async () => {
-      const task = await get(created.id);
-      return task.status !== 'queued' && task.status !== 'in_progress' ? task : null;
-    }, 20_000);
+    const ended = await untilEnded(created.id);
     u.openai.clearFaults();
     expect(ended).toMatchObject({ status: 'failed', error: { code: 'upstream_invalid_response' } });
     expect(JSON.stringify(ended)).not.toContain(SECRET);
@@ -207,8 +211,7 @@ describe('video tasks and upstream faults', () => {
     const polls = u.openai.requests.filter((r) => r.method === 'GET' && r.path === `/v1/videos/${row.upstream_id}`);
     expect(polls).toHaveLength(INVALID_ANSWERS_LIMIT);
     expect(u.openai.requests.some((r) => r.method === 'DELETE' && r.path === `/v1/videos/${row.upstream_id}`)).toBe(true);
-    const hold = await u.t.gateway.store.db.selectFrom('holds').selectAll().where('id', '=', row.hold_id!).executeTakeFirstOrThrow();
-    expect(hold.status).toBe('released');
+    expect(await holdStatus(created.id)).toBe('released');
   });
 
   it('a finished video whose content is an error document (JSON, HTML) is not kept; the download is tried again and the task completes', async () => {
@@ -234,10 +237,7 @@ describe('video tasks and upstream faults', () => {
     const sent = `webm-ish bytes of a docs-faithful fake ${'v'.repeat(4_000)}`;
     u.openai.inject('GET /v1/videos/:id/content', { body: sent, headers: { 'content-type': 'video/webm' }, times: 1 });
     const created = (await postJson(`${u.t.baseUrl}/videos`, { model: 'up-video', prompt: 'x', seconds: 4, size: '1280x720' }, key.token)).body as VideoTask;
-    const done = await waitFor(async () => {
-      const task = await get(created.id);
-      return task.status !== 'queued' && task.status !== 'in_progress' ? task : null;
-    }, 20_000);
+    const done = await untilEnded(created.id);
     expect(done.status).toBe('completed');
     const content = await fetch(`${u.t.baseUrl}/videos/${created.id}/content`, { headers: { authorization: `Bearer ${key.token}` } });
     expect(content.status).toBe(200);
@@ -250,57 +250,39 @@ describe('video tasks and upstream faults', () => {
   ])('a failed fal request (COMPLETED, its result URL a 5xx tagged with an error_type %s) fails the task at once', async (_where, fault) => {
     u.fal.inject('GET result', { status: 504, ...fault, times: 50 });
     const created = (await postJson(`${u.t.baseUrl}/videos`, { model: 'fal-video', prompt: 'x', seconds: 5 }, key.token)).body as VideoTask;
-    const ended = await waitFor(async () => {
-      const task = await get(created.id);
-      return task.status !== 'queued' && task.status !== 'in_progress' ? task : null;
-    }, 20_000);
+    const ended = await untilEnded(created.id);
     expect(ended).toMatchObject({ status: 'failed', error: { code: 'generation_failed' } });
     expect(JSON.stringify(ended)).not.toContain(SECRET);
-    const row = (await u.t.gateway.videoTasks.get(created.id))!;
-    const hold = await u.t.gateway.store.db.selectFrom('holds').selectAll().where('id', '=', row.hold_id!).executeTakeFirstOrThrow();
-    expect(hold.status).toBe('released');
+    expect(await holdStatus(created.id)).toBe('released');
   });
 
   it('a COMPLETED fal request whose result URL keeps answering an untagged 500 (the model\'s own answer) fails the task, not left to time out', async () => {
     u.fal.inject('GET result', { status: 500, body: JSON.stringify({ detail: `Internal Server Error ${SECRET}` }), times: 50 });
     const created = (await postJson(`${u.t.baseUrl}/videos`, { model: 'fal-video', prompt: 'x', seconds: 5 }, key.token)).body as VideoTask;
-    const ended = await waitFor(async () => {
-      const task = await get(created.id);
-      return task.status !== 'queued' && task.status !== 'in_progress' ? task : null;
-    }, 20_000);
+    const ended = await untilEnded(created.id);
     const resultPath = new URL((JSON.parse((await u.t.gateway.videoTasks.get(created.id))!.upstream_id!) as { response_url: string }).response_url).pathname;
     const reads = u.fal.requests.filter((r) => r.route === 'GET result' && r.path === resultPath).length;
     u.fal.clearFaults();
     expect(ended).toMatchObject({ status: 'failed', error: { code: 'generation_failed' } });
     expect(JSON.stringify(ended)).not.toContain(SECRET);
     expect(reads).toBeGreaterThanOrEqual(5); // a passing hiccup is ridden out first
-    const row = (await u.t.gateway.videoTasks.get(created.id))!;
-    const hold = await u.t.gateway.store.db.selectFrom('holds').selectAll().where('id', '=', row.hold_id!).executeTakeFirstOrThrow();
-    expect(hold.status).toBe('released');
+    expect(await holdStatus(created.id)).toBe('released');
   });
 
   it('a COMPLETED fal request whose result URL answers an untagged 503 once still completes', async () => {
     u.fal.inject('GET result', { status: 503, body: '{"detail":"Service Unavailable"}', times: 1 });
     const created = (await postJson(`${u.t.baseUrl}/videos`, { model: 'fal-video', prompt: 'x', seconds: 5 }, key.token)).body as VideoTask;
-    const ended = await waitFor(async () => {
-      const task = await get(created.id);
-      return task.status !== 'queued' && task.status !== 'in_progress' ? task : null;
-    }, 20_000);
+    const ended = await untilEnded(created.id);
     expect(ended.status).toBe('completed');
   });
 
   it.each(['FAILED', 'CANCELED'])('a queue status of %s (beyond fal\'s documented three) fails the task and releases the hold', async (status) => {
     u.fal.inject('GET status', { body: JSON.stringify({ status }), times: 50 });
     const created = (await postJson(`${u.t.baseUrl}/videos`, { model: 'fal-video', prompt: 'x', seconds: 5 }, key.token)).body as VideoTask;
-    const ended = await waitFor(async () => {
-      const task = await get(created.id);
-      return task.status !== 'queued' && task.status !== 'in_progress' ? task : null;
-    }, 20_000);
+    const ended = await untilEnded(created.id);
     u.fal.clearFaults();
     expect(ended).toMatchObject({ status: 'failed', error: { code: 'generation_failed' } });
-    const row = (await u.t.gateway.videoTasks.get(created.id))!;
-    const hold = await u.t.gateway.store.db.selectFrom('holds').selectAll().where('id', '=', row.hold_id!).executeTakeFirstOrThrow();
-    expect(hold.status).toBe('released');
+    expect(await holdStatus(created.id)).toBe('released');
   });
 });
 
