@@ -6,7 +6,7 @@ import { isGatewayError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { VideoJob, VideoPoll, VideoProvider } from '../providers/provider.js';
 import type { ProviderRegistry } from '../providers/registry.js';
-import { pollRetryDelayMs } from '../providers/upstream/upstream-errors.js';
+import { pollRetryDelayMs, RepeatedFailureAnswer } from '../providers/upstream/upstream-errors.js';
 import type { VideoTaskRow } from '../store/schema.js';
 import type { VideoFiles } from './reference-store.js';
 import { videoDimensions } from './video-pricing.js';
@@ -24,11 +24,20 @@ type Listener = (taskId: string) => void;
 /** The longest rest after a step the gateway could not write: storage comes back, and then the task should too. */
 const STEP_RETRY_CAP_MS = 10_000;
 /**
- * Unreadable status answers in a row after which a task is failed: one garbled answer may be a
- * proxy's hiccup, a run of them is an upstream that will not say anything usable about the task
- * (and would otherwise hold the caller's money until max_task_seconds).
+ * Answers in a row after which a task is failed: unreadable ones (one garbled answer may be a
+ * proxy's hiccup, a run of them is an upstream that will not say anything usable about the
+ * task, and would otherwise hold the caller's money until max_task_seconds), or one a provider
+ * marks as the task's failure when it keeps coming (RepeatedFailureAnswer).
  */
 export const INVALID_ANSWERS_LIMIT = 5;
+
+/** How a task ends when `error` keeps coming; null for a passing fault. */
+function repeatedAnswerEnding(error: unknown): { code: string; message: string; cancelUpstream: boolean } | null {
+  if (error instanceof RepeatedFailureAnswer) return { code: 'generation_failed', message: error.taskMessage, cancelUpstream: false };
+  if (!isGatewayError(error) || error.code !== 'upstream_invalid_response') return null;
+  const message = `The upstream provider answered ${INVALID_ANSWERS_LIMIT} times in a row with something that is not a valid answer about this task.`;
+  return { code: 'upstream_invalid_response', message, cancelUpstream: true };
+}
 
 export class VideoScheduler {
   private timer: NodeJS.Timeout | null = null;
@@ -38,7 +47,7 @@ export class VideoScheduler {
   private readonly listeners = new Set<Listener>();
   /** Consecutive failed polls per task, for backoff. */
   private readonly failures = new Map<string, number>();
-  /** Consecutive unreadable poll answers per task (see INVALID_ANSWERS_LIMIT). */
+  /** Consecutive poll answers per task that end it when repeated (see INVALID_ANSWERS_LIMIT). */
   private readonly invalidAnswers = new Map<string, number>();
   /**
    * Tasks whose last step failed inside the gateway (storage that cannot be written): left
@@ -184,17 +193,19 @@ export class VideoScheduler {
       this.invalidAnswers.delete(row.id);
     } catch (error) {
       // The upstream refusing the task (400/404/422) ends it, and so does a run of unreadable
-      // answers; anything else (rate limit, network, one garbled answer) is not a task failure:
+      // answers (or of ones a provider marks so); anything else (rate limit, network, one such
+      // answer) is not a task failure:
       // poll again later, backing off with jitter.
       if (isGatewayError(error) && error.code === 'upstream_bad_request') {
         if (await this.tasks.fail(row.id, 'failed', 'generation_failed', 'The upstream provider rejected the task.')) this.emit(row.id);
         return;
       }
-      if (isGatewayError(error) && error.code === 'upstream_invalid_response' && this.unreadableTooLong(row.id)) {
-        const message = `The upstream provider answered ${INVALID_ANSWERS_LIMIT} times in a row with something that is not a valid answer about this task.`;
-        if (await this.tasks.fail(row.id, 'failed', 'upstream_invalid_response', message)) {
-          this.logger.warn({ taskId: row.id }, 'video task failed: upstream answers unreadable');
-          await this.cancelUpstream(row);
+      const ending = repeatedAnswerEnding(error);
+      if (ending && this.repeatedTooLong(row.id)) {
+        if (await this.tasks.fail(row.id, 'failed', ending.code, ending.message)) {
+          this.logger.warn({ taskId: row.id, code: ending.code }, 'video task failed: the upstream kept answering so');
+          if (ending.cancelUpstream) await this.cancelUpstream(row);
+          else this.emit(row.id);
         }
         return;
       }
@@ -211,8 +222,8 @@ export class VideoScheduler {
     if (failures === 1 || failures % 10 === 0) this.logger.error({ err: error, taskId, failures }, 'video task step failed');
   }
 
-  /** Counts an unreadable answer; true once there have been INVALID_ANSWERS_LIMIT in a row. */
-  private unreadableTooLong(taskId: string): boolean {
+  /** Counts an answer that ends the task when repeated; true once INVALID_ANSWERS_LIMIT came in a row. */
+  private repeatedTooLong(taskId: string): boolean {
     const count = (this.invalidAnswers.get(taskId) ?? 0) + 1;
     if (count < INVALID_ANSWERS_LIMIT) {
       this.invalidAnswers.set(taskId, count);

@@ -11,19 +11,14 @@ import { dataUri } from '../upstream/image-payload.js';
 import { imageFromUrl } from '../upstream/image-url.js';
 import type { UpstreamProviderConfig } from '../upstream/upstream-client.js';
 import { UpstreamAdapter } from '../upstream/upstream-adapter.js';
-import { invalidResponse, pollRetryDelayMs, UpstreamStatusError } from '../upstream/upstream-errors.js';
+import { invalidResponse, pollRetryDelayMs, RepeatedFailureAnswer, UpstreamStatusError } from '../upstream/upstream-errors.js';
 
 export const FAL_DEFAULT_BASE_URL = 'https://queue.fal.run';
 /** An image request waits this long for its queue job before giving up. */
 const IMAGE_WAIT_MS = 120_000;
+const VIDEO_FAILED = 'The upstream provider could not generate this video.';
 /** Reads of a finished image job's result before a passing refusal there is given up on. */
 const IMAGE_RESULT_READS = 3;
-/**
- * Reads of a COMPLETED video request's result that may answer an untagged 5xx before the task
- * fails: fal's result URL gives back the model's own answer, so a 500 there is the request's
- * outcome, not a passing fault (a few reads still ride out a hiccup of the queue host).
- */
-const RESULT_5XX_ATTEMPTS = 5;
 
 export interface FalProviderConfig extends UpstreamProviderConfig {
   /** Pause between status polls of synchronous (image) jobs. */
@@ -52,8 +47,6 @@ function isTransient(error: unknown): error is GatewayError {
 
 export class FalProvider extends UpstreamAdapter<FalProviderConfig> implements ImageProvider, VideoProvider {
   readonly kind = 'fal';
-  /** Untagged 5xx answers in a row of a COMPLETED video request's result URL, by request id. */
-  private readonly result5xx = new Map<string, number>();
 
   async generateImage(job: ImageJob): Promise<ImageOutcome> {
     return this.runImage(job, { prompt: job.prompt, image_size: { width: job.width, height: job.height }, num_images: 1 });
@@ -85,37 +78,22 @@ export class FalProvider extends UpstreamAdapter<FalProviderConfig> implements I
     } catch (error) {
       // A failed request is COMPLETED and its result URL answers with the error: a model error
       // (4xx), or any answer fal tags with an error_type (a runner that crashed, a request that
-      // timed out after fal's own retries), or an untagged 5xx that does not go away. Anything
-      // else (a refused connection, a 429, the first untagged 5xx) is a failed poll, tried again.
+      // timed out after fal's own retries). An untagged 5xx may be either: the scheduler fails the
+      // task when it keeps coming. Anything else (a refused connection, a 429) is a failed poll.
       const tagged = error instanceof UpstreamStatusError && error.upstreamErrorType !== null;
-      if (tagged || (error instanceof GatewayError && error.code === 'upstream_bad_request') || this.resultKeeps5xx(handle, error)) {
-        this.result5xx.delete(handle.request_id);
-        return { state: 'failed', message: 'The upstream provider could not generate this video.' };
-      }
+      if (tagged || (error instanceof GatewayError && error.code === 'upstream_bad_request')) return { state: 'failed', message: VIDEO_FAILED };
+      if (error instanceof UpstreamStatusError && error.upstreamStatus >= 500) throw new RepeatedFailureAnswer(error, VIDEO_FAILED);
       throw error;
     }
-    this.result5xx.delete(handle.request_id);
     const video = (result as { video?: { url?: unknown } }).video;
     if (!video || typeof video.url !== 'string' || !/^https?:\/\//.test(video.url)) throw invalidResponse('the result has no video URL');
     return { state: 'completed', output: { kind: 'url', url: video.url } };
   }
 
   async cancelVideo(_job: VideoJob, upstreamId: string): Promise<void> {
-    const handle = parseHandle(upstreamId);
-    this.result5xx.delete(handle.request_id);
-    await this.cancel(handle);
+    await this.cancel(parseHandle(upstreamId));
   }
 
-  /** Counts an untagged 5xx of the result URL; true once it came RESULT_5XX_ATTEMPTS times in a row. */
-  private resultKeeps5xx(handle: QueueHandle, error: unknown): boolean {
-    if (!(error instanceof UpstreamStatusError) || error.upstreamStatus < 500) {
-      this.result5xx.delete(handle.request_id);
-      return false;
-    }
-    const count = (this.result5xx.get(handle.request_id) ?? 0) + 1;
-    this.result5xx.set(handle.request_id, count);
-    return count >= RESULT_5XX_ATTEMPTS;
-  }
 
   private async cancel(handle: QueueHandle): Promise<void> {
     await this.http.json({ method: 'PUT', url: handle.cancel_url, headers: this.auth(handle.cancel_url), timeoutMs: 30_000 });
@@ -210,13 +188,13 @@ export class FalProvider extends UpstreamAdapter<FalProviderConfig> implements I
       case 'IN_PROGRESS':
         return { state: 'in_progress', progress: 50 };
       case 'COMPLETED':
-        return body.error || body.error_type ? { state: 'failed', message: 'The upstream provider could not generate this video.' } : { state: 'completed', output: { kind: 'url', url: '' } };
+        return body.error || body.error_type ? { state: 'failed', message: VIDEO_FAILED } : { state: 'completed', output: { kind: 'url', url: '' } };
       // Not in fal's documented three, but some queue-style partners end a job so.
       case 'FAILED':
       case 'ERROR':
       case 'CANCELED':
       case 'CANCELLED':
-        return { state: 'failed', message: 'The upstream provider could not generate this video.' };
+        return { state: 'failed', message: VIDEO_FAILED };
       default:
         throw invalidResponse('the queue status is unknown');
     }

@@ -22,6 +22,21 @@ export class UpstreamStatusError extends GatewayError {
 }
 
 /**
+ * A poll answer that is the task's own failure if it keeps coming (fal's result URL answering
+ * an untagged 5xx for a COMPLETED request: fal hands back the model's answer there). Once it is a
+ * passing fault, so the scheduler retries it like one; a run of them fails the task with
+ * `taskMessage` (see the scheduler's INVALID_ANSWERS_LIMIT).
+ */
+export class RepeatedFailureAnswer extends GatewayError {
+  constructor(
+    cause: GatewayError,
+    readonly taskMessage: string,
+  ) {
+    super(cause.code, cause.message, cause.param, cause.headers);
+  }
+}
+
+/**
  * The wait an upstream asked for, as a Retry-After value: its Retry-After, else its
  * `retry-after-ms` (which OpenAI-compatible servers may send, and the OpenAI SDKs honour first).
  */
