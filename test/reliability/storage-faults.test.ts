@@ -19,7 +19,7 @@ import { createStudio } from '../../electron/core/studio/studio.js';
 import { USD } from '../helpers/gateway.js';
 import { makeImage } from '../helpers/images.js';
 import { outcome, postJson, request, type RawResponse } from '../helpers/http.js';
-import { addStubVideoModel, StubVideoProvider, waitFor, type StubBehaviour } from '../helpers/stub-video-provider.js';
+import { addStubVideoModel, StubVideoProvider, waitFor } from '../helpers/stub-video-provider.js';
 import { ledgerProblems, sleep, startReliabilityUpstreams, type ReliabilityUpstreams } from './support.js';
 
 let u: ReliabilityUpstreams;
@@ -275,29 +275,41 @@ describe('locked database (another connection holds BEGIN IMMEDIATE)', () => {
   }, 30_000);
 });
 
-describe('storage that fails right after the provider took a new video task', () => {
-  /** A provider that takes (or refuses) the job, and the data dir turns read-only at that moment for a while. */
-  class FailingAfterSubmit extends StubVideoProvider {
-    override readonly submitTimeoutMs = 300;
-    constructor(id: string, behaviour: StubBehaviour, private readonly refuse: boolean) {
-      super(id, behaviour);
-    }
-    private first = true;
-    override async submitVideo(job: VideoJob): Promise<string> {
-      if (this.first) {
-        this.first = false;
-        raw().pragma('query_only = 1');
-        setTimeout(() => raw().pragma('query_only = 0'), 150);
-      }
-      if (this.refuse) throw new GatewayError('upstream_bad_request', 'The upstream provider rejected the request.');
-      return super.submitVideo(job);
-    }
+/**
+ * A partner video provider at whose first submission the data dir turns read-only for a while:
+ * it takes the job (or refuses it), and what follows cannot be written.
+ */
+class ReadOnlyAtFirstSubmit extends StubVideoProvider {
+  override readonly submitTimeoutMs: number;
+  private first = true;
+  constructor(
+    id: string,
+    private readonly options: { readOnlyMs: number; submitTimeoutMs: number; refuse?: boolean },
+  ) {
+    super(id, 'partner');
+    this.submitTimeoutMs = options.submitTimeoutMs;
   }
+  override async submitVideo(job: VideoJob): Promise<string> {
+    if (this.first) {
+      this.first = false;
+      raw().pragma('query_only = 1');
+      setTimeout(() => raw().pragma('query_only = 0'), this.options.readOnlyMs);
+    }
+    if (this.options.refuse) throw new GatewayError('upstream_bad_request', 'The upstream provider rejected the request.');
+    return super.submitVideo(job);
+  }
+}
 
+/** A 4 s video task created on a model of `stub`'s own. */
+async function createOn(stub: StubVideoProvider, model: string) {
+  await addStubVideoModel(u.t.gateway, stub, model);
+  return postJson(`${u.t.baseUrl}/videos`, { model, prompt: 'a kite', seconds: 4 }, key.token);
+}
+
+describe('storage that fails right after the provider took a new video task', () => {
   it('the provider took it but its upstream id cannot be written: the client gets its task (200), charged once when it completes', async () => {
-    const stub = new FailingAfterSubmit('stub-took', 'partner', false);
-    await addStubVideoModel(u.t.gateway, stub, 'video-took');
-    const response = await postJson(`${u.t.baseUrl}/videos`, { model: 'video-took', prompt: 'a kite', seconds: 4 }, key.token);
+    const stub = new ReadOnlyAtFirstSubmit('stub-took', { readOnlyMs: 150, submitTimeoutMs: 300 });
+    const response = await createOn(stub, 'video-took');
     expect(outcome(response)).toBe('200');
     const task = await waitTerminal((response.body as VideoTask).id);
     expect(task.status).toBe('completed');
@@ -307,10 +319,9 @@ describe('storage that fails right after the provider took a new video task', ()
   });
 
   it('the provider refused it and the task cannot be discarded: the refusal is answered, and the task ends failed with its hold released', async () => {
-    const stub = new FailingAfterSubmit('stub-refused', 'partner', true);
-    await addStubVideoModel(u.t.gateway, stub, 'video-refused');
+    const stub = new ReadOnlyAtFirstSubmit('stub-refused', { readOnlyMs: 150, submitTimeoutMs: 300, refuse: true });
     const before = (await u.t.gateway.billing.view(key.accountId)).balance_usd;
-    const response = await postJson(`${u.t.baseUrl}/videos`, { model: 'video-refused', prompt: 'a kite', seconds: 4 }, key.token);
+    const response = await createOn(stub, 'video-refused');
     expect(outcome(response)).toBe('400 upstream_bad_request');
     await waitNoActiveTasks();
     expect(await problemsOfKey()).toEqual([]);
@@ -345,21 +356,8 @@ describe('a scheduler step that cannot be written', () => {
   it('backs off instead of resubmitting every tick, and the task completes once storage is back', async () => {
     // The provider takes the job, then the data dir is read-only for 2 s: the task has no
     // upstream id on record, so each scheduler step submits it again and fails to write.
-    class ReadOnlyForAWhile extends StubVideoProvider {
-      override readonly submitTimeoutMs = 50;
-      private first = true;
-      override async submitVideo(job: VideoJob): Promise<string> {
-        if (this.first) {
-          this.first = false;
-          raw().pragma('query_only = 1');
-          setTimeout(() => raw().pragma('query_only = 0'), 2_000);
-        }
-        return super.submitVideo(job);
-      }
-    }
-    const stub = new ReadOnlyForAWhile('stub-readonly', 'partner');
-    await addStubVideoModel(u.t.gateway, stub, 'video-readonly');
-    const response = await postJson(`${u.t.baseUrl}/videos`, { model: 'video-readonly', prompt: 'a kite', seconds: 4 }, key.token);
+    const stub = new ReadOnlyAtFirstSubmit('stub-readonly', { readOnlyMs: 2_000, submitTimeoutMs: 50 });
+    const response = await createOn(stub, 'video-readonly');
     expect(outcome(response)).toBe('200');
     await sleep(2_000);
     // Every 100 ms tick would be ~20 submissions; backing off from 100 ms keeps it to a handful.
