@@ -10,12 +10,15 @@ export class StubVideoProvider implements VideoProvider {
   readonly kind = 'stub';
   readonly submitted: string[] = [];
   readonly cancelled: string[] = [];
+  /** Awaited before each submission decides, so a test can act while a creation is in flight. */
+  beforeSubmit: (() => Promise<void>) | null = null;
   constructor(
     readonly id: string,
     public behaviour: StubBehaviour,
   ) {}
 
   async submitVideo(job: VideoJob): Promise<string> {
+    await this.beforeSubmit?.();
     if (this.behaviour === 'refuse') {
       throw new GatewayError('upstream_unavailable', 'The video provider is temporarily unavailable.');
     }

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VideoTask } from '../../shared/api-types.js';
 import { startTestGateway, USD, type TestGateway } from '../helpers/gateway.js';
-import { errorOf, postJson, request } from '../helpers/http.js';
+import { errorOf, outcome, postJson, request } from '../helpers/http.js';
 import { addStubVideoModel, StubVideoProvider } from '../helpers/stub-video-provider.js';
 
 let t: TestGateway;
@@ -161,6 +161,38 @@ describe('Idempotency-Key', () => {
     expect(named.status).toBe(200);
     expect((named.body as VideoTask).id).toBe((first.body as VideoTask).id);
     expect(await ledgerKinds(key.accountId)).toEqual(['top_up', 'reserve']);
+  });
+
+  it('a retry while the first creation is still being submitted gets the first answer: a refusal, not a task that vanishes', async () => {
+    const stub = new StubVideoProvider('stub-slow-refuse', 'refuse');
+    await addStubVideoModel(t.gateway, stub, 'video-slow-refuse', { max_task_seconds: 60 });
+    let submitting!: () => void;
+    const started = new Promise<void>((resolve) => (submitting = resolve));
+    let refuse!: () => void;
+    const gate = new Promise<void>((resolve) => (refuse = resolve));
+    stub.beforeSubmit = () => {
+      submitting();
+      return gate;
+    };
+    const key = await t.key('balance', { balanceNano: USD });
+    const headers = { 'idempotency-key': 'slow-refusal' };
+    const first = postJson(url(), body('video-slow-refuse'), key.token, headers);
+    await started; // the first request's task and key are committed; its submission hangs
+    const retry = postJson(url(), body('video-slow-refuse'), key.token, headers);
+    await new Promise((r) => setTimeout(r, 300)); // the retry finds the first request's key
+    refuse();
+    const [a, b] = await Promise.all([first, retry]);
+    expect(outcome(a)).toBe('503 upstream_unavailable');
+    expect(outcome(b)).toBe('503 upstream_unavailable');
+    const tasks = await t.gateway.store.db.selectFrom('video_tasks').select('id').where('account_id', '=', key.accountId).execute();
+    expect(tasks).toEqual([]);
+    expect((await t.gateway.billing.view(key.accountId)).holds_usd).toBe('0.00000000');
+    // The refusal freed the key: a later retry is a new attempt.
+    stub.beforeSubmit = null;
+    stub.behaviour = 'stuck';
+    const later = await postJson(url(), body('video-slow-refuse'), key.token, headers);
+    expect(later.status).toBe(200);
+    expect((await request(`${url()}/${(later.body as VideoTask).id}`, { headers: { authorization: `Bearer ${key.token}` } })).status).toBe(200);
   });
 
   it('the same key with a different request -> 400 param Idempotency-Key; keys are per caller', async () => {

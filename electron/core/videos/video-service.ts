@@ -5,17 +5,18 @@ import { assertModelAccess } from '../access/access-policy.js';
 import type { Principal } from '../access/principal.js';
 import type { BillingService } from '../billing/billing-service.js';
 import { countOr } from '../catalog/capability-read.js';
-import type { CatalogService } from '../catalog/catalog-service.js';
+import type { CatalogEntry, CatalogService } from '../catalog/catalog-service.js';
 import type { Clock } from '../clock.js';
 import { GatewayError, invalid } from '../errors.js';
 import { newId } from '../ids.js';
 import { checkImagesDecode } from '../images/image-decode-check.js';
 import type { Logger } from '../logger.js';
+import type { VideoProvider } from '../providers/provider.js';
 import type { ProviderRegistry } from '../providers/registry.js';
 import type { Store } from '../store/database.js';
 import { checkIdempotencyKey, findIdempotent, rememberIdempotent, requestFingerprint } from './idempotency.js';
 import type { VideoFiles } from './reference-store.js';
-import { checkVideoRules, effectiveSize, parseVideoRequest, resolveVideoModel, type VideoCreateInput } from './video-request.js';
+import { checkVideoRules, effectiveSize, parseVideoRequest, resolveVideoModel, type VideoCreateInput, type VideoCreateRequest } from './video-request.js';
 import { videoDimensions, videoHoldNano } from './video-pricing.js';
 import type { VideoScheduler } from './video-scheduler.js';
 import { ACTIVE_STATUSES, type VideoTaskStore } from './video-task-store.js';
@@ -31,7 +32,22 @@ export type VideoContent =
   | { kind: 'file'; path: string }
   | { kind: 'redirect'; url: string };
 
+/** A validated, priced creation, ready to be written and submitted. */
+interface Creation {
+  request: VideoCreateRequest;
+  entry: CatalogEntry;
+  key: string | null;
+  fingerprint: string;
+  holdNano: number;
+  provider: VideoProvider;
+  size: string;
+  taskId: string;
+}
+
 export class VideoService {
+  /** Creations in flight, by task id: settled with their answer once the provider took or refused the task. */
+  private readonly creating = new Map<string, Promise<void>>();
+
   constructor(
     private readonly store: Store,
     private readonly catalog: CatalogService,
@@ -60,6 +76,25 @@ export class VideoService {
     // The size the task gets, so leaving size out and naming the model's default are one request.
     const fingerprint = requestFingerprint({ ...request, size });
     const taskId = newId('video', 20);
+    // Known before the task is committed, so a retry that finds the task always finds this too.
+    const outcome = settleable();
+    this.creating.set(taskId, outcome.promise);
+    try {
+      const task = await this.insertAndSubmit(principal, { request, entry, key, fingerprint, holdNano, provider, size, taskId }, contentUrl);
+      outcome.settle();
+      return task;
+    } catch (error) {
+      outcome.settle(error);
+      throw error;
+    } finally {
+      this.creating.delete(taskId);
+    }
+  }
+
+  /** The creation's transaction (idempotency, hold, task) and the provider's submission. */
+  private async insertAndSubmit(principal: Principal, plan: Creation, contentUrl: ContentUrl): Promise<VideoTask> {
+    const { request, entry, key, fingerprint, holdNano, provider, size, taskId } = plan;
+    const { record } = entry;
     const referenceFiles = await this.files.saveReferences(taskId, request.references);
 
     let existing: string | null = null;
@@ -111,6 +146,9 @@ export class VideoService {
     }
     if (existing) {
       await this.files.removeReferences(referenceFiles);
+      // The first request may still be submitting it: answer what it answers (a refusal
+      // leaves no task), not a task that is about to vanish.
+      await this.creating.get(existing);
       return toVideoTask(asCreated(await this.tasks.getOwned(principal, existing)), contentUrl);
     }
 
@@ -189,4 +227,14 @@ export class VideoService {
     if (!row.output_path) throw new GatewayError('internal_error', 'The completed task has no output.');
     return { kind: 'file', path: row.output_path };
   }
+}
+
+/** A promise settled from outside; a rejection nobody awaits is not an unhandled one. */
+function settleable(): { promise: Promise<void>; settle: (error?: unknown) => void } {
+  let settle!: (error?: unknown) => void;
+  const promise = new Promise<void>((resolve, reject) => {
+    settle = (error) => (error === undefined ? resolve() : reject(error));
+  });
+  promise.catch(() => {});
+  return { promise, settle };
 }
