@@ -89,6 +89,28 @@ describe('who pays: pro allowance, then balance; the period renews', () => {
   });
 });
 
+describe('who pays: a balance key pays from its balance only', () => {
+  it('an allowance left from pro access (or given at creation) is not spent once the key has balance access; back on pro it is', async () => {
+    const record = (await t.gateway.catalog.find('local-image-pro'))!.record;
+    const minimum = Math.round(record.pricing.minimum_request_price_usd! * USD);
+    const key = await t.key('pro', { allowanceNano: 5 * minimum, balanceNano: minimum });
+    await t.gateway.keys.update(key.id, { access: 'balance' });
+    const view = () => t.gateway.billing.view(key.accountId);
+    expect(await view()).toMatchObject({ allowance_remaining_usd: '0.00000000', available_usd: '0.01000000' });
+    tick();
+    expect((await gen(key.token, 'local-image-pro')).status).toBe(200);
+    expect(await view()).toMatchObject({ balance_usd: '0.00000000', allowance_remaining_usd: '0.00000000' });
+    tick();
+    const refused = await gen(key.token, 'local-image-pro');
+    expect(refused.status).toBe(402);
+    expect(errorOf(refused).code).toBe('insufficient_balance');
+    await t.gateway.keys.update(key.id, { access: 'pro' });
+    expect((await view()).allowance_remaining_usd).toBe('0.05000000');
+    tick();
+    expect((await gen(key.token, 'local-image-pro')).status).toBe(200);
+  });
+});
+
 describe('daily token quota (UTC day)', () => {
   it('refuses with 429 rate_limit_exceeded and Retry-After to midnight once used up; the next UTC day resets it', async () => {
     const key = await t.key('free');

@@ -10,7 +10,9 @@ import type { AccountRow, HoldRow, LedgerRow } from '../store/schema.js';
 import { formatUsd } from './money.js';
 import type { RequestHold } from './request-holds.js';
 
-export const allowanceLeft = (a: AccountRow): number => Math.max(0, a.allowance_nano - a.allowance_used_nano);
+/** Only pro access pays from an allowance; one kept from earlier pro access waits unspent. */
+export const allowanceLeft = (a: AccountRow): number =>
+  a.access_type === 'pro' ? Math.max(0, a.allowance_nano - a.allowance_used_nano) : 0;
 export const availableNano = (a: AccountRow): number => a.balance_nano + allowanceLeft(a) - a.held_nano;
 
 type AccountValues = [string, string, number, number, number, number, number, number];
