@@ -145,10 +145,12 @@ export class VideoService {
       throw error;
     }
     if (existing) {
-      await this.files.removeReferences(referenceFiles);
       // The first request may still be submitting it: answer what it answers (a refusal
-      // leaves no task), not a task that is about to vanish.
-      await this.creating.get(existing);
+      // leaves no task), not a task that is about to vanish. Taken before any await, so the
+      // first cannot finish and leave the map in between.
+      const firstOutcome = this.creating.get(existing);
+      await this.files.removeReferences(referenceFiles);
+      await firstOutcome;
       return toVideoTask(asCreated(await this.tasks.getOwned(principal, existing)), contentUrl);
     }
 
