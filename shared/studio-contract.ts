@@ -151,6 +151,14 @@ export interface StudioMethods {
     output: { provider: ProviderInfo };
   };
   /**
+   * Changes a provider's base URL or key (mgw providers update): what is left out stays, and so
+   * do its kind and the models it serves. A key given here replaces an environment variable.
+   */
+  'providers.update': {
+    input: { id: string; base_url?: string; api_key?: string; api_key_env?: string };
+    output: { provider: ProviderInfo };
+  };
+  /**
    * Refused while catalog models still point at the provider, unless remove_models: then those
    * models go first, in the same call (what "Discover models" added can be undone here).
    */
@@ -200,6 +208,7 @@ export const STUDIO_METHODS: readonly StudioMethod[] = [
   'activity.list',
   'providers.list',
   'providers.add',
+  'providers.update',
   'providers.remove',
   'providers.test',
   'providers.discover',

@@ -12,6 +12,7 @@ import { errorOf, request } from '../helpers/http.js';
 import { makeImage } from '../helpers/images.js';
 import { readMp4 } from '../helpers/mp4.js';
 import { waitFor } from '../helpers/stub-video-provider.js';
+import { startOpenAIEmulator } from '../emulators/index.js';
 
 let t: TestGateway;
 let studio: Studio;
@@ -104,6 +105,48 @@ describe('studio methods over HTTP', () => {
     const listed = (await call<{ providers: { id: string; kind: string; key_source: string }[] }>('providers.list', {})).body.providers;
     expect(listed.find((p) => p.id === 'dup')).toMatchObject({ kind: 'fal', key_source: 'stored' });
     expect(t.gateway.providerConfigs.apiKey((await t.gateway.providerConfigs.row('dup'))!)).toBe('fal-KEEP-ME-2');
+  });
+
+  it('providers.update fixes a wrong key and a moved base URL, keeping kind, models and what was not given', async () => {
+    const upstream = await startOpenAIEmulator({ apiKey: 'sk-right-UPDATE-1' });
+    try {
+      const added = await call('providers.add', { id: 'upd', kind: 'openai', base_url: 'http://127.0.0.1:9/v1', api_key: 'sk-wrong-UPDATE-0' });
+      expect(added.status).toBe(200);
+      const template = (await t.gateway.catalog.find('local-image'))!.record;
+      await t.gateway.catalog.put({ record: { ...template, id: 'upd/gpt-image-1' }, providerId: 'upd', upstreamModel: 'gpt-image-1' });
+      const test = async () => (await call<{ ok: boolean; message: string }>('providers.test', { id: 'upd' })).body;
+      expect((await test()).ok).toBe(false);
+
+      // The base URL alone: the wrong key stays, and the upstream now refuses it.
+      const moved = await call<{ provider: { base_url: string; kind: string; key_source: string } }>('providers.update', { id: 'upd', base_url: `${upstream.baseUrl}/` });
+      expect(moved.status).toBe(200);
+      expect(moved.body.provider).toMatchObject({ base_url: upstream.baseUrl, kind: 'openai', key_source: 'stored' });
+      expect(await test()).toMatchObject({ ok: false, message: expect.stringContaining('credentials') });
+
+      // The key alone: the base URL stays, the key is never answered, and the connection works.
+      const rekeyed = await call<{ provider: { base_url: string } }>('providers.update', { id: 'upd', api_key: 'sk-right-UPDATE-1' });
+      expect(rekeyed.status).toBe(200);
+      expect(rekeyed.body.provider.base_url).toBe(upstream.baseUrl);
+      expect(rekeyed.text).not.toContain('sk-right-UPDATE-1');
+      expect(await test()).toMatchObject({ ok: true });
+      const models = (await call<{ models: { record: { id: string }; provider: string }[] }>('catalog.list', {})).body.models;
+      expect(models.find((m) => m.record.id === 'upd/gpt-image-1')?.provider).toBe('upd');
+
+      // Refusals name the field; an unknown id is 404; nothing given is 400.
+      const badUrl = await call('providers.update', { id: 'upd', base_url: 'ftp://127.0.0.1/' });
+      expect(badUrl.status).toBe(400);
+      expect(errorOf(badUrl)).toMatchObject({ code: 'invalid_request', param: 'base_url' });
+      const emptyKey = await call('providers.update', { id: 'upd', api_key: '' });
+      expect(emptyKey.status).toBe(400);
+      expect(errorOf(emptyKey).param).toBe('api_key');
+      expect((await call('providers.update', { id: 'upd' })).status).toBe(400);
+      const missing = await call('providers.update', { id: 'nope', api_key: 'sk-x' });
+      expect(missing.status).toBe(404);
+      expect(errorOf(missing)).toMatchObject({ code: 'not_found', param: 'id' });
+      expect(await test()).toMatchObject({ ok: true });
+    } finally {
+      await upstream.close();
+    }
   });
 
   it('images.generate bills the owner, saves to the gallery, and the media URL serves the PNG', async () => {

@@ -141,6 +141,13 @@ const FIELDS: Record<StudioMethod, Record<string, readonly unknown[]>> = {
     api_key: ['sk-fuzz', ''],
     api_key_env: ['FUZZ_KEY', '1BAD', ''],
   },
+  // Only loopback or invalid URLs here too, and the closed provider stays closed.
+  'providers.update': {
+    id: ['fz-new', 'fz-closed', 'nope', 'local', ''],
+    base_url: ['http://127.0.0.1:9/v1', 'not a url', 'file:///etc/passwd', 'http://user:pw@127.0.0.1:9/v1', ''],
+    api_key: ['sk-fuzz', ''],
+    api_key_env: ['FUZZ_KEY', '1BAD', ''],
+  },
   'providers.remove': { id: ['fz-new', 'nope', 'local', ''] },
   'providers.test': { id: ['fz-closed', 'nope', 'local', ''] },
   'providers.discover': { id: ['fz-closed', 'nope', 'local', ''] },

@@ -117,6 +117,38 @@ describe('providers store', () => {
     expect(store.getState().discoveries.emu).toEqual({ added: ['emu/gpt-image-1'], skipped: ['whisper-1'] });
   });
 
+  it('updates a provider with providers.update: the new key goes out once, old results go, the list reloads', async () => {
+    const key = 'sk-rotated-9999';
+    const { client, store, setList } = setup([provider('emu')]);
+    await store.getState().load();
+    client.handle('providers.test', () => ({ ok: false, message: 'The upstream provider refused the credentials.', models: [] }));
+    await store.getState().test('emu');
+    let release: () => void = () => {};
+    client.handle('providers.update', (input) => {
+      const updated = provider('emu', { base_url: input.base_url ?? '' });
+      setList([updated]);
+      return new Promise((resolve) => (release = () => resolve({ provider: updated })));
+    });
+
+    const running = store.getState().update({ id: 'emu', base_url: 'http://127.0.0.1:8888/v1', api_key: key });
+    expect(store.getState().pending).toEqual({ emu: 'update' });
+    release();
+    expect(await running).toBe(true);
+    expect(client.calls.find((c) => c.method === 'providers.update')?.input).toEqual({ id: 'emu', base_url: 'http://127.0.0.1:8888/v1', api_key: key });
+    expect(store.getState().providers[0]?.base_url).toBe('http://127.0.0.1:8888/v1');
+    expect(store.getState().checks.emu).toBeUndefined();
+    expect(store.getState().pending).toEqual({});
+    expect(JSON.stringify(store.getState())).not.toContain(key);
+
+    // A refusal is the row's error, and keeps the row as it was.
+    client.handle('providers.update', () => {
+      throw new StudioError('invalid_request', 'base_url must be an http(s) URL.', 'base_url', 400);
+    });
+    expect(await store.getState().update({ id: 'emu', base_url: 'ftp://x' })).toBe(false);
+    expect(store.getState().actionError).toEqual({ id: 'emu', message: 'invalid_request: base_url must be an http(s) URL.' });
+    expect(store.getState().providers[0]?.base_url).toBe('http://127.0.0.1:8888/v1');
+  });
+
   it('removes a provider together with its models when asked to', async () => {
     const { client, store, setList } = setup([provider('emu')]);
     await store.getState().load();

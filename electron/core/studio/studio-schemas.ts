@@ -80,6 +80,15 @@ export const STUDIO_INPUT_SCHEMAS: { [M in StudioMethod]: TSchema } = {
     },
     { additionalProperties: false },
   ),
+  'providers.update': Type.Object(
+    {
+      id: Id,
+      base_url: Type.Optional(Type.String({ maxLength: 500 })),
+      api_key: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+      api_key_env: Type.Optional(Type.String({ maxLength: 128 })),
+    },
+    { additionalProperties: false },
+  ),
   'providers.remove': Type.Object({ id: Id, remove_models: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
   'providers.test': Type.Object({ id: Id }, { additionalProperties: false }),
   'providers.discover': Type.Object({ id: Id }, { additionalProperties: false }),

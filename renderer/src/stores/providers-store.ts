@@ -1,5 +1,5 @@
-// Upstream providers: list, add (the API key passes straight through to providers.add and is never
-// kept here), remove, and per provider the last connection test and model discovery.
+// Upstream providers: list, add and update (an API key passes straight through to the call and is
+// never kept here), remove, and per provider the last connection test and model discovery.
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { ProviderInfo, StudioInput, StudioOutput } from '../../../shared/studio-contract';
 import type { StudioCaller } from '../transport/client';
@@ -8,7 +8,7 @@ import { coalesce } from './coalesce';
 
 export type ConnectionCheck = StudioOutput<'providers.test'>;
 export type Discovery = StudioOutput<'providers.discover'>;
-export type ProviderAction = 'test' | 'discover' | 'remove';
+export type ProviderAction = 'test' | 'discover' | 'update' | 'remove';
 
 export interface ProvidersState {
   providers: ProviderInfo[];
@@ -21,12 +21,14 @@ export interface ProvidersState {
   discoveries: Record<string, Discovery>;
   /** The action running per provider id. */
   pending: Record<string, ProviderAction>;
-  /** Error of the last test/discover/remove, with the provider it concerns. */
+  /** Error of the last test/discover/update/remove, with the provider it concerns. */
   actionError: { id: string; message: string } | null;
   load(): Promise<void>;
   add(input: StudioInput<'providers.add'>): Promise<boolean>;
   test(id: string): Promise<boolean>;
   discover(id: string): Promise<boolean>;
+  /** Changes the given fields only (base URL, key or its variable); kind and models stay. */
+  update(input: StudioInput<'providers.update'>): Promise<boolean>;
   /** withModels: also remove the catalog models the provider serves (providers.remove's remove_models). */
   remove(id: string, options?: { withModels?: boolean }): Promise<boolean>;
 }
@@ -92,6 +94,12 @@ export function createProvidersStore(client: StudioCaller): ProvidersStore {
         act(id, 'test', () => client.call('providers.test', { id }), (check) => set({ checks: { ...get().checks, [id]: check } })),
       discover: (id) =>
         act(id, 'discover', () => client.call('providers.discover', { id }), (found) => set({ discoveries: { ...get().discoveries, [id]: found } })),
+      update: (input) =>
+        act(input.id, 'update', () => client.call('providers.update', input), async () => {
+          // The last test and discovery were made with the old URL or key: they no longer hold.
+          set({ checks: without(get().checks, input.id), discoveries: without(get().discoveries, input.id) });
+          await load();
+        }),
       remove: (id, options) =>
         act(id, 'remove', () => client.call('providers.remove', { id, ...(options?.withModels ? { remove_models: true } : {}) }), async () => {
           set({ checks: without(get().checks, id), discoveries: without(get().discoveries, id) });

@@ -1,9 +1,10 @@
 // Add an upstream provider: kind, id, base URL, and the API key (or the name of the environment
 // variable holding it). The key lives only in this form until it is sent, then the field is cleared.
-import { useId, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import type { StudioInput } from '../../../shared/studio-contract';
 import { ErrorMessage } from '../components/alert';
 import { SelectField } from '../components/select-field';
+import { TextField } from '../components/text-field';
 import { useStores } from '../stores/stores-context';
 import { useStore } from '../stores/use-store';
 
@@ -18,40 +19,6 @@ const KIND_HINTS: Record<Kind, { baseUrl: string; baseUrlHint: string; env: stri
   openai: { baseUrl: 'https://api.openai.com/v1', baseUrlHint: 'The API root, ending in /v1.', env: 'OPENAI_API_KEY' },
   fal: { baseUrl: 'https://queue.fal.run', baseUrlHint: 'Leave empty for the default, https://queue.fal.run.', env: 'FAL_KEY' },
 };
-
-function TextField(props: {
-  label: string;
-  value: string;
-  onChange(value: string): void;
-  type?: 'text' | 'password';
-  placeholder?: string;
-  hint?: string;
-  disabled?: boolean;
-}) {
-  const { label, value, onChange, type = 'text', placeholder, hint, disabled } = props;
-  const id = useId();
-  return (
-    <div className="field">
-      <label htmlFor={id}>{label}</label>
-      <input
-        id={id}
-        type={type}
-        value={value}
-        placeholder={placeholder}
-        disabled={disabled}
-        autoComplete={type === 'password' ? 'new-password' : 'off'}
-        spellCheck={false}
-        aria-describedby={hint ? `${id}-hint` : undefined}
-        onChange={(e) => onChange(e.target.value)}
-      />
-      {hint ? (
-        <span className="field-hint" id={`${id}-hint`}>
-          {hint}
-        </span>
-      ) : null}
-    </div>
-  );
-}
 
 export function ProviderAddForm() {
   const { providers } = useStores();

@@ -1,5 +1,5 @@
-// One configured provider: its settings, the Test / Discover / Remove buttons, and below it the
-// last connection test, the last discovery or the last error.
+// One configured provider: its settings, the Test / Discover / Edit / Remove buttons, and below it
+// the edit form, the last connection test, the last discovery or the last error.
 import { useMemo, useState } from 'react';
 import type { ProviderInfo } from '../../../shared/studio-contract';
 import { ErrorMessage } from '../components/alert';
@@ -7,12 +7,13 @@ import { formatTime } from '../lib/format';
 import type { ConnectionCheck, Discovery } from '../stores/providers-store';
 import { useStores } from '../stores/stores-context';
 import { useStore } from '../stores/use-store';
+import { ProviderEditForm } from './provider-edit-form';
 import { ProviderRemoveConfirm } from './provider-remove-confirm';
 
 const COLUMNS = 5;
 
 /** What a running row action is doing: a test or a discovery can take up to the upstream timeout. */
-const PENDING_LABEL = { test: 'Testing connection…', discover: 'Discovering models…', remove: 'Removing…' } as const;
+const PENDING_LABEL = { test: 'Testing connection…', discover: 'Discovering models…', update: 'Saving…', remove: 'Removing…' } as const;
 
 function Chips({ items }: { items: string[] }) {
   if (items.length === 0) return <span className="muted">none</span>;
@@ -63,13 +64,14 @@ export function ProviderRow({ provider }: { provider: ProviderInfo }) {
   const catalogModels = useStore(catalog, (s) => s.models);
   const served = useMemo(() => catalogModels.filter((m) => m.provider === id).map((m) => m.record.id), [catalogModels, id]);
   const [confirming, setConfirming] = useState(false);
+  const [editing, setEditing] = useState(false);
   const check = useStore(providers, (s) => s.checks[id]);
   const discovery = useStore(providers, (s) => s.discoveries[id]);
   const pending = useStore(providers, (s) => s.pending[id]);
   const error = useStore(providers, (s) => (s.actionError?.id === id ? s.actionError.message : null));
   const busy = pending !== undefined;
   const showConfirm = confirming && served.length > 0;
-  const hasResults = Boolean(check || discovery || error || showConfirm);
+  const hasResults = Boolean(editing || check || discovery || error || showConfirm);
   // A provider still serving models cannot go alone: ask once, then remove both together.
   const remove = () => (served.length > 0 ? setConfirming(true) : void providers.getState().remove(id));
   const removeWithModels = () => {
@@ -101,6 +103,9 @@ export function ProviderRow({ provider }: { provider: ProviderInfo }) {
                 Discover models
               </button>
             ) : null}
+            <button type="button" className="btn btn-small" disabled={busy} aria-expanded={editing} onClick={() => setEditing(!editing)}>
+              Edit
+            </button>
             <button type="button" className="btn btn-small btn-danger" disabled={busy || showConfirm} onClick={remove}>
               Remove
             </button>
@@ -117,6 +122,7 @@ export function ProviderRow({ provider }: { provider: ProviderInfo }) {
         <tr>
           <td colSpan={COLUMNS}>
             <div className="provider-results">
+              {editing ? <ProviderEditForm provider={provider} onDone={() => setEditing(false)} /> : null}
               {showConfirm ? (
                 <ProviderRemoveConfirm id={id} models={served} onConfirm={removeWithModels} onCancel={() => setConfirming(false)} />
               ) : null}

@@ -19,7 +19,7 @@ async function removeModelsOf(ctx: StudioContext, providerId: string): Promise<s
 
 export function providerHandlers(
   ctx: StudioContext,
-): Pick<StudioHandlers, 'providers.list' | 'providers.add' | 'providers.remove' | 'providers.test' | 'providers.discover'> {
+): Pick<StudioHandlers, 'providers.list' | 'providers.add' | 'providers.update' | 'providers.remove' | 'providers.test' | 'providers.discover'> {
   const { gateway } = ctx;
   return {
     'providers.list': async () => ({ providers: await gateway.providerConfigs.list() }),
@@ -30,6 +30,15 @@ export function providerHandlers(
         ...(input.base_url ? { baseUrl: input.base_url } : {}),
         ...(input.api_key ? { apiKey: input.api_key } : {}),
         ...(input.api_key_env ? { apiKeyEnv: input.api_key_env } : {}),
+      }),
+    }),
+    // Given fields pass as they are (an empty base URL is refused by the core, not taken as "keep").
+    'providers.update': async (input) => ({
+      provider: await gateway.providerConfigs.update({
+        id: input.id,
+        ...(input.base_url !== undefined ? { baseUrl: input.base_url } : {}),
+        ...(input.api_key !== undefined ? { apiKey: input.api_key } : {}),
+        ...(input.api_key_env !== undefined ? { apiKeyEnv: input.api_key_env } : {}),
       }),
     }),
     'providers.remove': async (input) => {
