@@ -19,3 +19,11 @@ export async function ensureOwner(gateway: Gateway): Promise<Principal> {
   // Another process may have won the race; whoever is recorded is the owner.
   return ensureOwner(gateway);
 }
+
+/**
+ * Brings the owner's access up to date: `mgw keys update` may change it while the studio runs,
+ * and the access decides which models it may use and how it pays, as it does for /v1 keys.
+ */
+export async function refreshOwnerAccess(gateway: Gateway, owner: Principal): Promise<void> {
+  owner.access = (await gateway.keys.get(owner.keyId)).access;
+}

@@ -13,7 +13,7 @@ import { catalogHandlers } from './handlers/catalog-handlers.js';
 import { imageHandlers } from './handlers/image-handlers.js';
 import { providerHandlers } from './handlers/provider-handlers.js';
 import { ownerVideo, videoHandlers } from './handlers/video-handlers.js';
-import { ensureOwner } from './owner.js';
+import { ensureOwner, refreshOwnerAccess } from './owner.js';
 import type { StudioContext, StudioHandlers } from './studio-context.js';
 import { StudioEventBus } from './studio-events.js';
 import { watchExternalChanges } from './external-changes.js';
@@ -80,6 +80,7 @@ export async function createStudio(gateway: Gateway, options: StudioOptions): Pr
     if (problem) throw invalid(`${problem.param ?? 'input'}: ${problem.message}.`, problem.param);
     const started = performance.now();
     const handler = handlers[name] as (value: unknown) => Promise<unknown>;
+    if (LOGGED.has(name)) await refreshOwnerAccess(gateway, owner).catch((thrown: unknown) => Promise.reject(storageError(thrown) ?? thrown));
     // Studio creations count against the owner's request windows like API requests do.
     const ticket = LOGGED.has(name) && name !== 'videos.cancel' ? gateway.access.admit(owner) : null;
     let status = 200;

@@ -1,0 +1,40 @@
+// The studio acts as its owner key: when that key's access changes while the studio runs
+// (`mgw keys update <owner> --access ...`, from another process or this one), studio requests
+// follow it at once, as /v1 requests with that key would.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createStudio, type Studio } from '../../electron/core/studio/studio.js';
+import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+
+let t: TestGateway;
+let studio: Studio;
+
+beforeAll(async () => {
+  t = await startTestGateway({ background: false });
+  studio = await createStudio(t.gateway, { version: 'test' });
+});
+afterAll(async () => {
+  studio.dispose();
+  await t.close();
+});
+
+const generate = (model: string) => studio.dispatch('images.generate', { model, prompt: 'a lantern', size: '256x256' });
+const available = async () => ((await studio.dispatch('billing.summary', {})) as { balance: { available_usd: string } }).balance.available_usd;
+
+describe('the studio owner key access', () => {
+  it('a change of access applies to the next studio request, without restarting the studio', async () => {
+    const ownerKey = studio.context.owner.keyId;
+    await expect(generate('local-image-pro')).resolves.toMatchObject({ item: { model: 'local-image-pro' } });
+
+    // Free access: pro models are refused, turbo ones cost nothing.
+    await t.gateway.keys.update(ownerKey, { access: 'free' });
+    await expect(generate('local-image-pro')).rejects.toMatchObject({ code: 'insufficient_balance', status: 402 });
+    const before = await available();
+    await expect(generate('local-image')).resolves.toMatchObject({ item: { cost_usd: '0.00000000' } });
+    expect(await available()).toBe(before);
+
+    // Back to a balance: pro models again, paid.
+    await t.gateway.keys.update(ownerKey, { access: 'balance' });
+    const paid = (await generate('local-image-pro')) as { item: { cost_usd: string } };
+    expect(Number(paid.item.cost_usd)).toBeGreaterThan(0);
+  });
+});
