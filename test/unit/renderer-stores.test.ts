@@ -70,6 +70,33 @@ describe('videos store', () => {
     expect(stores.ui.getState().toasts.map((t) => t.text)).toEqual(['Video video_b is ready']);
   });
 
+  it('a job the user cancelled raises no failure notice, whichever of the reply and the event comes first', async () => {
+    const { client, stores } = setup();
+    const cancelled = (id: string) =>
+      video(id, { status: 'failed', error: { code: 'cancelled', message: 'The task was cancelled by its owner.' } });
+    client.handle('videos.list', () => ({ videos: [video('video_a', { status: 'in_progress' }), video('video_b', { status: 'in_progress' })] }));
+    await stores.videos.getState().load();
+
+    // The event before the reply (what a local task does: it ends at once).
+    let release: () => void = () => {};
+    client.handle('videos.cancel', ({ id }) => new Promise((resolve) => (release = () => resolve({ video: cancelled(id) }))));
+    const running = stores.videos.getState().cancel('video_a');
+    client.emit('videos.updated', { video: cancelled('video_a') });
+    release();
+    await running;
+    // The reply before the event.
+    client.handle('videos.cancel', ({ id }) => ({ video: cancelled(id) }));
+    await stores.videos.getState().cancel('video_b');
+    client.emit('videos.updated', { video: cancelled('video_b') });
+    expect(stores.videos.getState().videos.map((v) => v.status)).toEqual(['failed', 'failed']);
+    expect(stores.ui.getState().toasts).toEqual([]);
+
+    // A job that failed on its own still says so.
+    client.emit('videos.updated', { video: video('video_c', { status: 'in_progress' }) });
+    client.emit('videos.updated', { video: video('video_c', { status: 'failed', error: { code: 'upstream_unavailable', message: 'Down.' } }) });
+    expect(stores.ui.getState().toasts.map((t) => [t.kind, t.text])).toEqual([['error', 'Video video_c failed: Down.']]);
+  });
+
   it('puts a job it did not know first, and a create reply never overwrites a newer event', async () => {
     const { client, stores } = setup();
     let release: () => void = () => {};

@@ -41,8 +41,9 @@ export function connectStudioEvents(stores: StudioStores, client: Pick<StudioCli
     client.on('videos.updated', ({ video }) => {
       const before = stores.videos.getState().videos.find((v) => v.id === video.id);
       stores.videos.getState().applyUpdate(video);
-      // A job finishing deserves a notice, wherever the user is in the studio.
-      if (before && isActive(before) && !isActive(video)) {
+      // A job finishing deserves a notice, wherever the user is in the studio; one the user
+      // cancelled does not (whether this event or the cancel's reply arrives first).
+      if (before && isActive(before) && !isActive(video) && video.error?.code !== 'cancelled') {
         const ui = stores.ui.getState();
         if (video.status === 'completed') ui.notify(`Video ${video.id} is ready`);
         else ui.notify(`Video ${video.id} ${video.status}: ${video.error?.message ?? 'no output'}`, 'error');
