@@ -24,11 +24,15 @@ test('edit a provider: fix its base URL, then its key, without removing it or it
   const form = page.getByRole('form', { name: 'Add a provider' });
   await form.getByLabel('Provider id', { exact: true }).fill(id);
   await form.getByLabel('Base URL', { exact: true }).fill('http://127.0.0.1:9/v1');
-  await form.getByLabel('API key', { exact: true }).fill('sk-wrong-key');
-  await form.getByRole('button', { name: 'Add provider' }).click();
-
   const list = page.getByRole('region', { name: 'Providers' });
   const row = list.getByRole('row').filter({ has: page.getByText(id, { exact: true }) });
+  // A key of spaces is refused, not taken as a provider without a key.
+  await form.getByLabel('API key', { exact: true }).fill('   ');
+  await form.getByRole('button', { name: 'Add provider' }).click();
+  await expect(form.getByRole('alert')).toContainText('api_key');
+  await expect(row).toHaveCount(0);
+  await form.getByLabel('API key', { exact: true }).fill('sk-wrong-key');
+  await form.getByRole('button', { name: 'Add provider' }).click();
   await expect(row).toContainText('http://127.0.0.1:9/v1');
   await row.getByRole('button', { name: 'Discover models' }).click();
   await expect(list.getByRole('alert')).toContainText('upstream_unavailable');

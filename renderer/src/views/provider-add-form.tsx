@@ -38,7 +38,8 @@ export function ProviderAddForm() {
       id: id.trim(),
       kind,
       ...(baseUrl.trim() ? { base_url: baseUrl.trim() } : {}),
-      ...(apiKey.trim() ? { api_key: apiKey.trim() } : {}),
+      // A key of spaces is sent (and refused as empty), never taken as "no key".
+      ...(apiKey !== '' ? { api_key: apiKey.trim() } : {}),
       ...(apiKeyEnv.trim() ? { api_key_env: apiKeyEnv.trim() } : {}),
     });
     if (ok) {
