@@ -95,7 +95,7 @@ export function EditView() {
             value={size}
             options={sizeOptions}
             onChange={setSize}
-            hint={size === AUTO_SIZE ? automaticSizeHint(choice.model, files.length) : null}
+            hint={size === AUTO_SIZE && !problem ? automaticSizeHint(choice.model, files.length) : null}
           />
           <ErrorMessage message={localError ?? error} />
           <div className="form-actions">

@@ -1,5 +1,6 @@
 // One video task: live status and progress (from videos.updated), its money, cancel while active,
 // and the inline player plus download once completed.
+import { useState } from 'react';
 import type { StudioVideo } from '../../../shared/studio-contract';
 import { ProgressBar } from '../components/progress-bar';
 import { formatTime, formatUsd } from '../lib/format';
@@ -25,6 +26,8 @@ export function VideoJob({ video }: { video: StudioVideo }) {
   const mediaUrl = useMediaUrl();
   const active = isActive(video);
   const src = video.status === 'completed' && video.media ? mediaUrl(video.media) : null;
+  // An upstream may send a codec the browser lacks: say so instead of a silent 0:00 player.
+  const [unplayable, setUnplayable] = useState(false);
   return (
     <li className="card job" aria-label={`Video ${video.id}`} data-status={video.status}>
       <div className="job-head">
@@ -41,7 +44,12 @@ export function VideoJob({ video }: { video: StudioVideo }) {
           <span className="muted">{Math.round(video.progress)}%</span>
         </div>
       ) : null}
-      {src ? <video className="job-video" controls preload="auto" src={src} /> : null}
+      {src && !unplayable ? <video className="job-video" controls preload="auto" src={src} onError={() => setUnplayable(true)} /> : null}
+      {src && unplayable ? (
+        <p className="alert alert-warning" role="status">
+          This window cannot play this video (its format or codec); download it to watch it.
+        </p>
+      ) : null}
       {video.error ? (
         <p className="alert alert-error">
           {video.error.code}: {video.error.message}
@@ -56,7 +64,7 @@ export function VideoJob({ video }: { video: StudioVideo }) {
           </a>
         ) : null}
         {active ? (
-          <button type="button" className="btn btn-small btn-danger" onClick={() => void videos.getState().cancel(video.id)}>
+          <button type="button" className="btn btn-small btn-danger" aria-label={`Cancel ${video.id}`} onClick={() => void videos.getState().cancel(video.id)}>
             Cancel
           </button>
         ) : null}
