@@ -18,6 +18,7 @@ export interface FakeClient extends StudioClient {
   handle<M extends StudioMethod>(method: M, handler: Handler<M>): void;
   emit<E extends StudioEvent>(event: E, payload: StudioEvents[E]): void;
   reconnect(): void;
+  disconnect(): void;
   countCalls(method: StudioMethod): number;
 }
 
@@ -25,6 +26,7 @@ export function createFakeClient(): FakeClient {
   const handlers: Handlers = {};
   const listeners = new Map<string, Set<(payload: unknown) => void>>();
   const reconnectListeners = new Set<() => void>();
+  const disconnectListeners = new Set<() => void>();
   const calls: { method: StudioMethod; input: unknown }[] = [];
   return {
     kind: 'http',
@@ -54,6 +56,13 @@ export function createFakeClient(): FakeClient {
     },
     reconnect() {
       for (const listener of reconnectListeners) listener();
+    },
+    onDisconnect(listener) {
+      disconnectListeners.add(listener);
+      return () => disconnectListeners.delete(listener);
+    },
+    disconnect() {
+      for (const listener of disconnectListeners) listener();
     },
     mediaUrl: (path) => `media://${path}`,
     countCalls: (method) => calls.filter((c) => c.method === method).length,

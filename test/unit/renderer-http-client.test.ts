@@ -155,6 +155,21 @@ describe('HTTP studio events', () => {
     sources[0]!.fire('open');
     expect(reconnects).toBe(1);
   });
+
+  it('says once that the stream broke, and again after it came back and broke anew', () => {
+    const sources: FakeEventSource[] = [];
+    const client = createHttpClient({ base, token: TOKEN, createEventSource: (url) => sources[sources.push(new FakeEventSource(url)) - 1]! });
+    const seen: string[] = [];
+    client.onDisconnect(() => seen.push('lost'));
+    client.onReconnect(() => seen.push('back'));
+    client.on('catalog.changed', () => {});
+    sources[0]!.fire('open');
+    sources[0]!.fire('error');
+    sources[0]!.fire('error'); // the browser's retries fail too: still one notice
+    sources[0]!.fire('open');
+    sources[0]!.fire('error');
+    expect(seen).toEqual(['lost', 'back', 'lost']);
+  });
 });
 
 describe('owner token', () => {

@@ -324,12 +324,16 @@ describe('event wiring', () => {
     expect(client.countCalls('billing.summary')).toBe(2);
   });
 
-  it('reloads what is on screen after the event stream reconnects', async () => {
+  it('marks the gateway unreachable while the event stream is down, and reloads what is on screen once it is back', async () => {
     const { client, stores } = setup();
     client.handle('videos.list', () => ({ videos: [video('video_a', { status: 'completed', progress: 100 })] }));
     client.handle('catalog.list', () => ({ models: [] }));
     client.handle('billing.summary', () => ({ balance: {} as never, holds: [], ledger: [], spend_by_day: [] }));
+    expect(stores.ui.getState().connected).toBe(true);
+    client.disconnect();
+    expect(stores.ui.getState().connected).toBe(false);
     client.reconnect();
+    expect(stores.ui.getState().connected).toBe(true);
     await flush();
     expect(stores.videos.getState().videos[0]?.status).toBe('completed');
     expect(client.countCalls('catalog.list')).toBe(1);

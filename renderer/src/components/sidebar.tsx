@@ -18,6 +18,7 @@ export const VIEW_TITLES: Record<ViewId, string> = {
 export function Sidebar({ transport }: { transport: string }) {
   const { ui } = useStores();
   const view = useStore(ui, (s) => s.view);
+  const connected = useStore(ui, (s) => s.connected);
   return (
     <aside className="sidebar">
       <div className="brand">
@@ -44,7 +45,13 @@ export function Sidebar({ transport }: { transport: string }) {
           ))}
         </ul>
       </nav>
-      <div className="sidebar-foot muted">{transport}</div>
+      {connected ? (
+        <div className="sidebar-foot muted">{transport}</div>
+      ) : (
+        <div className="sidebar-foot sidebar-offline" role="status">
+          Gateway unreachable, reconnecting…
+        </div>
+      )}
     </aside>
   );
 }

@@ -36,7 +36,7 @@ export function createStudioStores(client: StudioCaller, ui: { theme: Theme; the
 }
 
 /** Subscribes the stores to the client's events; returns the unsubscribe. */
-export function connectStudioEvents(stores: StudioStores, client: Pick<StudioClient, 'on' | 'onReconnect'>): () => void {
+export function connectStudioEvents(stores: StudioStores, client: Pick<StudioClient, 'on' | 'onReconnect' | 'onDisconnect'>): () => void {
   const offs = [
     client.on('videos.updated', ({ video }) => {
       const before = stores.videos.getState().videos.find((v) => v.id === video.id);
@@ -61,8 +61,10 @@ export function connectStudioEvents(stores: StudioStores, client: Pick<StudioCli
       stores.activity.getState().add(entry);
       stores.keys.getState().refreshUsage({ keyId: entry.key_id });
     }),
+    client.onDisconnect(() => stores.ui.getState().setConnected(false)),
     // Events may have been lost while the stream was down: reload what is on screen.
     client.onReconnect(() => {
+      stores.ui.getState().setConnected(true);
       void stores.catalog.getState().load();
       void stores.billing.getState().load();
       void stores.videos.getState().load();

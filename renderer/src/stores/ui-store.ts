@@ -17,6 +17,9 @@ export interface UiState {
   /** True once the user picked a theme; until then it follows the system. */
   themeChosen: boolean;
   toasts: Toast[];
+  /** False while the event stream to the gateway is down (headless: the server stopped). */
+  connected: boolean;
+  setConnected(connected: boolean): void;
   setView(view: ViewId): void;
   toggleTheme(): void;
   followSystemTheme(theme: Theme): void;
@@ -35,6 +38,8 @@ export function createUiStore(initial: { theme: Theme; themeChosen?: boolean; vi
     theme: initial.theme,
     themeChosen: initial.themeChosen ?? false,
     toasts: [],
+    connected: true,
+    setConnected: (connected) => set({ connected }),
     setView: (view) => set({ view }),
     toggleTheme: () => set({ theme: get().theme === 'dark' ? 'light' : 'dark', themeChosen: true }),
     followSystemTheme: (theme) => {

@@ -7,6 +7,8 @@ export type TransportKind = 'ipc' | 'http';
 export interface StudioClient extends StudioBridge {
   readonly kind: TransportKind;
   onReconnect(listener: () => void): () => void;
+  /** The event stream broke (the gateway stopped or restarted); onReconnect follows when it is back. */
+  onDisconnect(listener: () => void): () => void;
 }
 
 /** The only part of the client a store needs; tests pass a fake. */

@@ -67,6 +67,7 @@ export function createHttpClient(options: HttpClientOptions): StudioClient {
   const makeSource = options.createEventSource ?? ((url: string) => new EventSource(url));
   const listeners = new Map<StudioEvent, Set<(payload: unknown) => void>>();
   const reconnectListeners = new Set<() => void>();
+  const disconnectListeners = new Set<() => void>();
   let source: EventSourceLike | null = null;
   let hadError = false;
 
@@ -89,6 +90,7 @@ export function createHttpClient(options: HttpClientOptions): StudioClient {
       hadError = false;
     });
     es.addEventListener('error', () => {
+      if (!hadError) for (const listener of disconnectListeners) listener();
       hadError = true;
       // The browser retries by itself unless the stream was refused (e.g. the cookie expired
       // after a server restart): then renew the session and open a new stream.
@@ -132,6 +134,10 @@ export function createHttpClient(options: HttpClientOptions): StudioClient {
     onReconnect(listener) {
       reconnectListeners.add(listener);
       return () => reconnectListeners.delete(listener);
+    },
+    onDisconnect(listener) {
+      disconnectListeners.add(listener);
+      return () => disconnectListeners.delete(listener);
     },
   };
 }

@@ -19,5 +19,6 @@ export function createIpcClient(bridge: StudioBridge): StudioClient {
     mediaUrl: (path) => bridge.mediaUrl(path),
     // IPC events cannot be dropped while the window lives.
     onReconnect: () => () => {},
+    onDisconnect: () => () => {},
   };
 }
