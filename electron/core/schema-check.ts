@@ -12,11 +12,13 @@ export interface SchemaProblem {
 }
 
 export async function firstProblem(schema: TSchema, value: unknown): Promise<SchemaProblem | null> {
-  const { Value } = await (valueModule ??= import('@sinclair/typebox/value'));
+  const { Value, ValueErrorType } = await (valueModule ??= import('@sinclair/typebox/value'));
   const first = Value.Errors(schema, value).First();
   if (!first) return null;
   // A schema may say its rule in words (a pattern's regex is no message for a person).
   const custom = (first.schema as { errorMessage?: unknown }).errorMessage;
-  const message = typeof custom === 'string' ? custom : first.message;
+  // TypeBox's "Expected string length greater or equal to 1", in a person's words.
+  const empty = first.type === ValueErrorType.StringMinLength && (first.schema as { minLength?: unknown }).minLength === 1;
+  const message = typeof custom === 'string' ? custom : empty ? 'must not be empty' : first.message;
   return { param: first.path.replace(/^\//, '').replaceAll('/', '.') || null, message };
 }

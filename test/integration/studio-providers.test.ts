@@ -1,5 +1,6 @@
-// providers.remove through the studio's dispatch: refused while catalog models point at the
-// provider, and with remove_models the provider and its models go in one call.
+// providers.remove and providers.add through the studio's dispatch: remove is refused while
+// catalog models point at the provider, and with remove_models the provider and its models go
+// in one call; add names an empty field in words.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayError } from '../../electron/core/errors.js';
 import { createStudio, type Studio } from '../../electron/core/studio/studio.js';
@@ -58,5 +59,14 @@ describe('providers.remove', () => {
     const missing = await studio.dispatch('providers.remove', { id: 'local', remove_models: true }).catch((e: unknown) => e);
     expect(missing).toMatchObject({ code: 'not_found' });
     expect(await catalogIds()).toEqual(before);
+  });
+});
+
+describe('providers.add input', () => {
+  it('an empty id or key is refused in words, naming the field', async () => {
+    const noId = await studio.dispatch('providers.add', { id: '', kind: 'openai', base_url: 'http://127.0.0.1:9/v1', api_key: 'sk-x' }).catch((e: unknown) => e);
+    expect(noId).toMatchObject({ code: 'invalid_request', param: 'id', message: 'id: must not be empty.' });
+    const noKey = await studio.dispatch('providers.add', { id: 'blank', kind: 'openai', base_url: 'http://127.0.0.1:9/v1', api_key: '' }).catch((e: unknown) => e);
+    expect(noKey).toMatchObject({ code: 'invalid_request', param: 'api_key', message: 'api_key: must not be empty.' });
   });
 });
