@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { activityAmount } from '../../renderer/src/lib/activity-amount.js';
 import { referenceProblem } from '../../renderer/src/lib/files.js';
 import { formatUsd } from '../../renderer/src/lib/format.js';
 import { requestTypesOf } from '../../renderer/src/lib/models.js';
@@ -12,6 +13,16 @@ describe('formatUsd', () => {
     expect(formatUsd('12.5')).toBe('$12.50');
     expect(formatUsd('-1.25000000')).toBe('-$1.25');
     expect(formatUsd(null)).toBe('—');
+  });
+});
+
+describe('activity amounts', () => {
+  it("a video creation's amount reads as the hold it placed; every other request's as its cost", () => {
+    expect(activityAmount({ method: 'POST', endpoint: '/v1/videos', cost_usd: '0.40000000' })).toMatchObject({ text: 'held $0.40', title: expect.stringContaining('released') });
+    expect(activityAmount({ method: 'STUDIO', endpoint: 'videos.create', cost_usd: '0.40000000' }).text).toBe('held $0.40');
+    expect(activityAmount({ method: 'POST', endpoint: '/v1/videos', cost_usd: '0.00000000' }).text).toBe('$0.00');
+    expect(activityAmount({ method: 'POST', endpoint: '/v1/images/generations', cost_usd: '0.01000000' })).toEqual({ text: '$0.01' });
+    expect(activityAmount({ method: 'DELETE', endpoint: '/v1/videos/:id', cost_usd: '0.00000000' })).toEqual({ text: '$0.00' });
   });
 });
 

@@ -1,7 +1,8 @@
 // Recent requests through the gateway, live (activity.added prepends).
 import { useEffect } from 'react';
 import { ErrorMessage } from '../components/alert';
-import { formatMs, formatTime, formatUsd } from '../lib/format';
+import { activityAmount } from '../lib/activity-amount';
+import { formatMs, formatTime } from '../lib/format';
 import { useStores } from '../stores/stores-context';
 import { useStore } from '../stores/use-store';
 
@@ -52,7 +53,9 @@ export function ActivityView() {
                   <span className={`badge ${statusClass(e.status)}`}>{e.status}</span>
                 </td>
                 <td className="num">{formatMs(e.latency_ms)}</td>
-                <td className="num">{formatUsd(e.cost_usd)}</td>
+                <td className="num" title={activityAmount(e).title}>
+                  {activityAmount(e).text}
+                </td>
               </tr>
             ))}
           </tbody>
