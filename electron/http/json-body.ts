@@ -1,14 +1,23 @@
 // JSON bodies, parsed like Fastify's default parser (prototype-poisoning keys refused), but the
 // refusal names the key: `{"__proto__": ...}` is valid JSON with a field this API does not
-// have, so it gets the usual 400 with `param`, not "not valid JSON".
+// have, so it gets the usual 400 with `param`, not "not valid JSON". The bytes must be UTF-8
+// (RFC 8259): a lenient decode would turn them into U+FFFD, a prompt the caller never wrote.
 import type { FastifyInstance } from 'fastify';
 import { GatewayError, invalid } from '../core/errors.js';
 
+// fatal: invalid sequences throw; the default ignoreBOM: false drops a leading byte order mark,
+// as Fastify's own parser does.
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
 export function installJsonBodyParser(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-    // A leading byte order mark is dropped, as Fastify's own parser does.
-    const text = (body as string).charCodeAt(0) === 0xfeff ? (body as string).slice(1) : (body as string);
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => {
+    let text: string;
+    try {
+      text = utf8.decode(body as Buffer);
+    } catch {
+      return done(invalid('The request body is not valid UTF-8; JSON must be sent as UTF-8.'), undefined);
+    }
     if (text.length === 0) return done(invalid('The request body is empty; send a JSON object.'), undefined);
     let value: unknown;
     try {

@@ -329,6 +329,17 @@ describe('raw bodies on the JSON endpoints', () => {
       checkResponse(response, { statuses: [413], label: path });
     }
   });
+
+  // JSON text must be UTF-8 (RFC 8259); decoding bad bytes to U+FFFD would send a prompt the
+  // caller never wrote to the engine or upstream, and bill it.
+  it.each([[[0xff, 0xfe]], [[0xc3]], [[0xed, 0xa0, 0x80]], [[0xc0, 0xaf]]])('invalid UTF-8 %j inside a JSON string -> 400 on both JSON endpoints', async (bad) => {
+    for (const [path, head] of [['/images/generations', '{"model":"local-image","size":"256x256","prompt":"a'], ['/videos', '{"model":"local-video","seconds":2,"prompt":"a']] as const) {
+      const body = Buffer.concat([Buffer.from(head), Buffer.from(bad), Buffer.from(' b"}')]);
+      const response = await rawRequest({ port, method: 'POST', path: `/v1${path}`, headers: { ...auth(), 'content-type': 'application/json' }, body });
+      checkResponse(response, { statuses: [400], label: path });
+      expect((response.body as { error: { message: string } }).error.message).toMatch(/UTF-8/);
+    }
+  });
 });
 
 describe('GET /v1/videos?limit&after&order', () => {
