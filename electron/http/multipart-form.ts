@@ -30,7 +30,15 @@ export async function readMultipartForm(request: FastifyRequest, spec: FormSpec)
   }
   const fields: Record<string, string> = {};
   const files: ReferenceImage[] = [];
+  // @fastify/multipart refuses a part named after an Object.prototype member (toString, ...)
+  // without saying which, and only once the body has ended; busboy asks this of every part's
+  // name first, so the refusal can name it.
+  let prototypeName: string | null = null;
   const parts = request.parts({
+    isPartAFile: (name, contentType, filename) => {
+      if (name !== undefined && name in Object.prototype) prototypeName ??= name;
+      return contentType === 'application/octet-stream' || filename !== undefined; // busboy's own rule
+    },
     limits: {
       // One byte over the cap: a file that reaches it is too large, whatever busboy's timing.
       fileSize: spec.maxFileBytes + 1,
@@ -79,6 +87,7 @@ export async function readMultipartForm(request: FastifyRequest, spec: FormSpec)
       }
     }
   } catch (error) {
+    if ((error as { code?: string }).code === 'FST_PROTO_VIOLATION' && prototypeName !== null) throw unsupportedField(prototypeName);
     throw mapPartError(error);
   }
   return { fields, files };
@@ -102,8 +111,6 @@ function mapPartError(error: unknown): unknown {
   if (code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT') {
     return invalid('The form has more fields than this endpoint accepts.', null);
   }
-  // @fastify/multipart refuses these names before the part reaches us, and does not say which.
-  if (code === 'FST_PROTO_VIOLATION') return invalid('A form field is named after a built-in property (such as __proto__, constructor or toString); this endpoint has no such field.', null);
   if (code === 'FST_INVALID_JSON_FIELD_ERROR') return invalid('A JSON form field could not be parsed.', null);
   // busboy: truncated or malformed bodies.
   if (error instanceof Error && /multipart|Unexpected end|boundary|Malformed/i.test(error.message)) {

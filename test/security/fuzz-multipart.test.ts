@@ -348,11 +348,17 @@ describe('multipart, case by case', () => {
     expect(errorOf(response).param).toBe('image');
   });
 
-  it('form field names that target object prototypes are refused', async () => {
-    for (const name of ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty']) {
-      const response = await edits([...ok(), textPart(name, 'x'), filePart('image', 'a.png', png)]);
-      checkResponse(response, { statuses: [400], label: name });
-      expect(response.text).not.toMatch(/\[native code\]|\[object Object\]|function \w*\(/);
+  it('form field names that target object prototypes are refused, naming the field like any other unknown one', async () => {
+    for (const name of ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__']) {
+      for (const part of [textPart(name, 'x'), filePart(name, 'b.png', png)]) {
+        const response = await edits([...ok(), part, filePart('image', 'a.png', png)]);
+        checkResponse(response, { statuses: [400], label: name });
+        expect(response.text).not.toMatch(/\[native code\]|\[object Object\]|function \w*\(/);
+        expect(errorOf(response).param, name).toBe(name);
+      }
+      const video = await post('/videos', multipartBody(B, [textPart('model', 'local-video'), textPart('prompt', 'x'), textPart('seconds', '2'), filePart(name, 'b.png', png)]), form(B));
+      checkResponse(video, { statuses: [400], label: `videos ${name}` });
+      expect(errorOf(video).param, name).toBe(name);
     }
   });
 
