@@ -32,7 +32,17 @@ export function parseRange(header: string | undefined, size: number): { start: n
 const unreadable = (error: unknown): GatewayError =>
   storageError(error) ?? new GatewayError('storage_unavailable', "The gateway's storage is unavailable: the output file cannot be read.");
 
-export async function sendFileWithRanges(request: FastifyRequest, reply: FastifyReply, path: string, type: string): Promise<FastifyReply> {
+/**
+ * `expectedBytes`: the size recorded when the file was finished; a file of another size now was
+ * cut short or replaced, and is refused rather than served as if whole.
+ */
+export async function sendFileWithRanges(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  path: string,
+  type: string,
+  expectedBytes: number | null = null,
+): Promise<FastifyReply> {
   // Opened before anything is answered, so a file that cannot be read is a clear error, not a
   // stream that fails after the headers (or a 500).
   let file: FileHandle;
@@ -52,6 +62,13 @@ export async function sendFileWithRanges(request: FastifyRequest, reply: Fastify
   } catch (error) {
     await file.close();
     throw unreadable(error);
+  }
+  if (expectedBytes !== null && size !== expectedBytes) {
+    await file.close();
+    throw new GatewayError(
+      'storage_unavailable',
+      `The gateway's storage is unavailable: the output file of this task is damaged (${size} bytes on disk, ${expectedBytes} when it was finished).`,
+    );
   }
   // Outputs never change once written, so size and time make a strong validator: a client
   // resuming a download with If-Range gets the rest only if the file is still the same one.

@@ -78,7 +78,8 @@ export function registerStudioRoutes(app: FastifyInstance, studio: Studio, owner
   app.get<{ Params: { '*': string } }>('/studio/media/*', { onRequest: guard }, async (request, reply) => {
     const file = await studio.mediaFile(request.params['*']);
     if (!file) throw new GatewayError('not_found', 'No such media file.');
-    return sendFileWithRanges(request, reply, file, file.endsWith('.mp4') ? 'video/mp4' : file.endsWith('.png') ? 'image/png' : 'image/jpeg');
+    const type = file.path.endsWith('.mp4') ? 'video/mp4' : file.path.endsWith('.png') ? 'image/png' : 'image/jpeg';
+    return sendFileWithRanges(request, reply, file.path, type, file.bytes);
   });
 
   registerStudioPage(app);

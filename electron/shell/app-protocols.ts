@@ -1,5 +1,6 @@
 // Two privileged schemes: app://studio/ serves the built renderer (with the CSP header) and
 // studio-media: serves gallery images and videos (streamed, so <video> can seek).
+import { stat } from 'node:fs/promises';
 import { join, normalize, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Net, Protocol } from 'electron';
@@ -33,6 +34,9 @@ export function registerAppProtocols(protocol: Protocol, net: Net, studio: Studi
     const path = request.url.replace(/^studio-media:(\/\/media\/)?/, '');
     const file = await studio.mediaFile(decodeURIComponent(path));
     if (!file) return new Response('Not found', { status: 404 });
-    return net.fetch(pathToFileURL(file).toString(), { headers: request.headers });
+    // A video cut short or replaced since it finished is not played as if whole.
+    const info = file.bytes === null ? null : await stat(file.path).catch(() => null);
+    if (info && info.size !== file.bytes) return new Response('The video file is damaged', { status: 503 });
+    return net.fetch(pathToFileURL(file.path).toString(), { headers: request.headers });
   });
 }

@@ -1,7 +1,9 @@
 // The studio door over HTTP (headless mode): owner-token guard, session cookie, the handler
 // map through POST /studio/api/<method>, server-sent events, media with ranges, and the
 // studio page with its CSP. The same dispatch serves IPC in Electron.
+import { writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STUDIO_METHODS, type StudioVideo } from '../../shared/studio-contract.js';
 import { createStudio, type Studio } from '../../electron/core/studio/studio.js';
@@ -199,6 +201,17 @@ describe('studio methods over HTTP', () => {
     expect(readMp4(bytes)).toMatchObject({ codec: 'avc1', width: 854, height: 480 });
     const part = await fetch(`${base}/media/${done.media}`, { headers: { authorization: `Bearer ${token}`, range: 'bytes=0-99' } });
     expect(part.status).toBe(206);
+
+    // Cut short on disk since it finished: a storage fault, not a shorter video.
+    const file = join(t.dataDir, done.media!);
+    writeFileSync(file, bytes.subarray(0, bytes.length >> 1));
+    try {
+      const damaged = await request(`${base}/media/${done.media}`, { headers: { authorization: `Bearer ${token}` } });
+      expect(damaged.status).toBe(503);
+      expect(errorOf(damaged)).toMatchObject({ code: 'storage_unavailable', message: expect.stringMatching(/damaged/) });
+    } finally {
+      writeFileSync(file, bytes);
+    }
 
     const listed = await call<{ videos: StudioVideo[] }>('videos.list', {});
     expect(listed.body.videos[0]!.id).toBe(done.id);

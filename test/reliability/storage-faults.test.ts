@@ -7,7 +7,7 @@
 // nothing is corrupted, and once the fault is gone the database checks `ok`, every hold has ended
 // exactly once, the accounts balance, and requests work again. A lock released within the busy
 // timeout is waited out: the request succeeds.
-import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -18,7 +18,7 @@ import type { VideoJob } from '../../electron/core/providers/provider.js';
 import { createStudio } from '../../electron/core/studio/studio.js';
 import { USD } from '../helpers/gateway.js';
 import { makeImage } from '../helpers/images.js';
-import { outcome, postJson, request, type RawResponse } from '../helpers/http.js';
+import { errorOf, outcome, postJson, request, type RawResponse } from '../helpers/http.js';
 import { addStubVideoModel, StubVideoProvider, waitFor } from '../helpers/stub-video-provider.js';
 import { ledgerProblems, sleep, startReliabilityUpstreams, type ReliabilityUpstreams } from './support.js';
 
@@ -411,6 +411,36 @@ describe('files of the data dir that cannot be written or read', () => {
     expect(outcome(await content())).toBe('404 not_found');
     renameSync(`${output}.away`, output);
     expect(outcome(await content())).toBe('200');
+  });
+
+  it('a completed output cut short or replaced on disk answers 503 storage_unavailable, never a short or foreign MP4', async () => {
+    const created = await video();
+    const task = await waitTerminal((created.body as VideoTask).id);
+    expect(task.status).toBe('completed');
+    const row = await u.t.gateway.store.db.selectFrom('video_tasks').select(['output_path', 'output_bytes']).where('id', '=', task.id).executeTakeFirstOrThrow();
+    const output = row.output_path!;
+    const original = readFileSync(output);
+    expect(row.output_bytes).toBe(original.length);
+    const content = (init: { method?: string; range?: string } = {}) =>
+      request(`${u.t.baseUrl}/videos/${task.id}/content`, { method: init.method ?? 'GET', headers: { authorization: `Bearer ${key.token}`, ...(init.range ? { range: init.range } : {}) } });
+    try {
+      // A disk that filled up mid-copy, a restore from a partial backup, another file put in its place.
+      for (const damaged of [original.subarray(0, original.length >> 1), Buffer.alloc(0), Buffer.concat([original, Buffer.from('tail')])]) {
+        writeFileSync(output, damaged);
+        for (const init of [{}, { range: 'bytes=0-99' }]) {
+          const response = await content(init);
+          expect(outcome(response)).toBe('503 storage_unavailable');
+          expect(errorOf(response).message).toMatch(/damaged/);
+          expect(response.text).not.toMatch(INTERNALS);
+        }
+        expect((await content({ method: 'HEAD' })).status).toBe(503);
+      }
+    } finally {
+      writeFileSync(output, original);
+    }
+    const whole = await content();
+    expect(outcome(whole)).toBe('200');
+    expect(Number(whole.headers.get('content-length'))).toBe(original.length);
   });
 });
 

@@ -196,6 +196,13 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0006_video_output_bytes': {
+    async up(db: Kysely<unknown>) {
+      // The size of a finished video's file, recorded at completion: a file cut short or
+      // replaced later is a storage fault, not a video to serve. Null on tasks completed before.
+      await db.schema.alterTable('video_tasks').addColumn('output_bytes', 'integer').execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

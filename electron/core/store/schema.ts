@@ -83,6 +83,8 @@ export interface VideoTasksTable {
   cost_nano: number;
   upstream_id: string | null;
   output_path: string | null;
+  /** The output file's size when the task completed (null for a URL, or a task from before it was recorded). */
+  output_bytes: number | null;
   output_url: string | null;
   error_code: string | null;
   error_message: string | null;

@@ -26,6 +26,11 @@ export interface StudioOptions {
   externalChangeMs?: number;
 }
 
+export interface MediaFile {
+  path: string;
+  bytes: number | null;
+}
+
 export interface Studio {
   readonly handlers: StudioHandlers;
   readonly events: StudioEventBus;
@@ -33,7 +38,8 @@ export interface Studio {
   /** Checks the method name and its input, runs the handler; failures are GatewayErrors. */
   dispatch(method: string, input: unknown): Promise<unknown>;
   /** The file behind a media path ("gallery/<file>" or "videos/<task>.mp4"), or null. */
-  mediaFile(path: string): Promise<string | null>;
+  /** A gallery image or an owner's finished video; `bytes` is the size a video had when it finished. */
+  mediaFile(path: string): Promise<MediaFile | null>;
   dispose(): void;
 }
 
@@ -109,14 +115,17 @@ export async function createStudio(gateway: Gateway, options: StudioOptions): Pr
     }
   }
 
-  async function mediaFile(path: string): Promise<string | null> {
+  async function mediaFile(path: string): Promise<MediaFile | null> {
     const gallery = /^gallery\/(img_[a-z0-9]{16}\.(?:png|jpg|webp))$/.exec(path);
-    if (gallery) return gateway.gallery.filePath(gallery[1]!);
+    if (gallery) {
+      const file = await gateway.gallery.filePath(gallery[1]!);
+      return file ? { path: file, bytes: null } : null;
+    }
     const video = /^videos\/(video_[a-z0-9]{20})\.mp4$/.exec(path);
     if (video) {
       const row = await gateway.videoTasks.get(video[1]!);
       if (!row || row.account_id !== owner.accountId || row.status !== 'completed' || !row.output_path) return null;
-      return row.output_path.startsWith(join(gateway.dataDir, 'videos')) ? row.output_path : null;
+      return row.output_path.startsWith(join(gateway.dataDir, 'videos')) ? { path: row.output_path, bytes: row.output_bytes } : null;
     }
     return null;
   }

@@ -29,7 +29,7 @@ export const SUBMIT_LEASE_MS = 150_000;
 export type ContentUrl = (taskId: string) => string;
 
 export type VideoContent =
-  | { kind: 'file'; path: string }
+  | { kind: 'file'; path: string; bytes: number | null }
   | { kind: 'redirect'; url: string };
 
 /** A validated, priced creation, ready to be written and submitted. */
@@ -126,6 +126,7 @@ export class VideoService {
           cost_nano: holdNano,
           upstream_id: null,
           output_path: null,
+          output_bytes: null,
           output_url: null,
           error_code: null,
           error_message: null,
@@ -227,7 +228,7 @@ export class VideoService {
     }
     if (row.output_url) return { kind: 'redirect', url: row.output_url };
     if (!row.output_path) throw new GatewayError('internal_error', 'The completed task has no output.');
-    return { kind: 'file', path: row.output_path };
+    return { kind: 'file', path: row.output_path, bytes: row.output_bytes };
   }
 }
 

@@ -1,6 +1,7 @@
 // Video task rows and their transitions. Every terminal transition is one transaction that
 // moves the status (guarded on the task still being active) and ends the hold, so a hold ends
 // exactly once however many pollers, cancels or restarts race for it.
+import { stat } from 'node:fs/promises';
 import type { BillingService } from '../billing/billing-service.js';
 import type { Clock } from '../clock.js';
 import { GatewayError } from '../errors.js';
@@ -96,6 +97,9 @@ export class VideoTaskStore {
 
   /** completed + hold consumed, atomically. Returns false when the task had already ended. */
   async complete(id: string, output: VideoOutput): Promise<boolean> {
+    // The size is what the content endpoint checks the file against before serving it. A file
+    // that cannot be read here fails this step, which the scheduler retries.
+    const outputBytes = output.kind === 'file' ? (await stat(output.path)).size : null;
     return this.store.tx(async (trx) => {
       const row = await this.get(id, trx);
       if (!row || !(ACTIVE_STATUSES as readonly string[]).includes(row.status)) return false;
@@ -109,6 +113,7 @@ export class VideoTaskStore {
           progress: 100,
           cost_nano: charged,
           output_path: output.kind === 'file' ? output.path : null,
+          output_bytes: outputBytes,
           output_url: output.kind === 'url' ? output.url : null,
           updated_at: now,
           completed_at: now,

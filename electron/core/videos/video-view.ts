@@ -30,5 +30,5 @@ export function toVideoTask(row: VideoTaskRow, contentUrl: (id: string) => strin
  * Idempotency-Key gets the same body as the first response, whatever the task did since.
  */
 export function asCreated(row: VideoTaskRow): VideoTaskRow {
-  return { ...row, status: 'queued', progress: 0, output_url: null, output_path: null, error_code: null, error_message: null, completed_at: null };
+  return { ...row, status: 'queued', progress: 0, output_url: null, output_path: null, output_bytes: null, error_code: null, error_message: null, completed_at: null };
 }

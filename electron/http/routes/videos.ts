@@ -75,7 +75,7 @@ export function registerVideoRoutes(app: FastifyInstance, gateway: Gateway, guar
       }
       const content = await gateway.videos.content(principalOf(request), taskId(request));
       if (content.kind === 'redirect') return reply.redirect(content.url, 302);
-      return sendFileWithRanges(request, reply, content.path, 'video/mp4');
+      return sendFileWithRanges(request, reply, content.path, 'video/mp4', content.bytes);
     },
   );
 }
