@@ -31,7 +31,16 @@ export interface HttpOptions {
   allowedOrigins?: readonly string[];
   /** The studio door (headless mode): its core and the owner token that guards it. */
   studio?: { studio: Studio; ownerToken: string };
+  /** How long a connection may go without a byte moving either way (default DEFAULT_IDLE_TIMEOUT_MS). */
+  idleTimeoutMs?: number;
 }
+
+/**
+ * A client that stops reading its answer (a download, the event stream, a relayed image) stalls
+ * the send; without this its connection and open file would be held until it goes away. Longer
+ * than the longest silence of a live request: an upstream call may take 120 s before its answer.
+ */
+export const DEFAULT_IDLE_TIMEOUT_MS = 300_000;
 
 export async function buildHttpApp(gateway: Gateway, options: HttpOptions = {}): Promise<FastifyInstance> {
   const isAllowedHost = makeHostCheck(options.allowedHosts ?? []);
@@ -54,6 +63,7 @@ export async function buildHttpApp(gateway: Gateway, options: HttpOptions = {}):
       // Fastify's own default; a custom server would otherwise keep Node's 5 s, which races
       // with clients reusing a pooled connection.
       server.keepAliveTimeout = 72_000;
+      server.timeout = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
       return server;
     },
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),

@@ -14,6 +14,7 @@ export interface ServerOptions {
   allowAnonymous?: boolean;
   /** How long close() lets requests in flight finish before cutting them (default 10 s). */
   closeGraceMs?: number;
+  idleTimeoutMs?: number;
 }
 
 export interface RunningServer {
@@ -33,6 +34,7 @@ export async function startHttpServer(gateway: Gateway, options: ServerOptions):
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.studio ? { studio: options.studio } : {}),
     ...(options.allowAnonymous ? { allowAnonymous: true } : {}),
+    ...(options.idleTimeoutMs ? { idleTimeoutMs: options.idleTimeoutMs } : {}),
   });
   const sockets = trackSockets(app.server);
   await app.listen({ host: options.host, port: options.port });
