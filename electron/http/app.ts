@@ -52,11 +52,14 @@ export async function buildHttpApp(gateway: Gateway, options: HttpOptions = {}):
   const app = Fastify({
     serverFactory: (handler) => {
       // requireHostHeader off: a request without Host then reaches the Host guard, which answers
-      // with the standard error body instead of Node's bare 400.
+      // with the standard error body instead of Node's bare 400. joinDuplicateHeaders: Node
+      // would keep the first of two Host (or Authorization, ...) headers and drop the other;
+      // joined, they are one malformed value the checks refuse (RFC 9112 3.2: several Host
+      // headers are a 400).
       const serve = (req: IncomingMessage, res: ServerResponse) => {
         if (!catalogFastPath(req, res)) handler(req, res);
       };
-      const server = createServer({ requireHostHeader: false }, serve);
+      const server = createServer({ requireHostHeader: false, joinDuplicateHeaders: true }, serve);
       // An Expect other than 100-continue: Node would answer a bare 417 with no body; the
       // expectation is ignored instead (RFC 9110 allows either) and the request served.
       server.on('checkExpectation', serve);

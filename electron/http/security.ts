@@ -23,11 +23,23 @@ export function makeHostCheck(allowedHosts: readonly string[]): (host: string | 
   };
 }
 
+/**
+ * The authority of an absolute-form request target (`GET http://host:port/path`), which names
+ * the host a request is for (RFC 9112 3.2.2); null for the usual origin-form and anything else.
+ */
+function targetAuthority(url: string): string | null {
+  if (url.startsWith('/')) return null;
+  return /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(url)?.[1] ?? null;
+}
+
 export function makeHostGuard(isAllowedHost: (host: string | undefined) => boolean) {
   // Callback style on purpose: it runs on every request, and Fastify's async hooks cost more.
   return function hostGuard(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
     reply.header('x-request-id', request.id);
-    if (!isAllowedHost(request.headers.host)) {
+    // Both must be ours: the target's authority is the host the request is for, and the Host
+    // header is what task output URLs are built from.
+    const authority = targetAuthority(request.url);
+    if (!isAllowedHost(request.headers.host) || (authority !== null && !isAllowedHost(authority))) {
       done(
         new GatewayError(
           'invalid_request',

@@ -167,6 +167,34 @@ describe('DNS rebinding: the Host header', () => {
       expect(empty).not.toContain('"object":"list"');
     }
   });
+
+  // RFC 9112 3.2: more than one Host is a 400 (a proxy in front may pick the other one).
+  it('two Host headers are refused whatever their order, on every door', async () => {
+    for (const door of DOORS) {
+      for (const hosts of [['localhost', 'evil.example.com'], ['evil.example.com', 'localhost'], ['localhost', 'localhost']]) {
+        const head = `${door.method} ${pathOf(door.path)} HTTP/1.1\r\n${hosts.map((h) => `Host: ${h}\r\n`).join('')}`;
+        const headers = Object.entries(door.headers()).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+        const answer = await rawSocket(`${head}${headers}Content-Length: ${Buffer.byteLength(door.body ?? '')}\r\nConnection: close\r\n\r\n${door.body ?? ''}`);
+        expect(answer, `${door.label} Host: ${hosts.join(' + ')}`).toMatch(/^HTTP\/1\.1 400 /);
+        expect(answer).toContain('"code":"invalid_request"');
+      }
+    }
+  });
+
+  // RFC 9112 3.2.2: the authority of an absolute-form target is the host the request is for.
+  it('an absolute-form target naming a foreign host is refused even with a loopback Host; one naming loopback is served', async () => {
+    for (const door of DOORS) {
+      const headers = Object.entries(door.headers()).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+      const send = (authority: string) =>
+        rawSocket(`${door.method} http://${authority}${pathOf(door.path)} HTTP/1.1\r\nHost: localhost:${port}\r\n${headers}Content-Length: ${Buffer.byteLength(door.body ?? '')}\r\nConnection: close\r\n\r\n${door.body ?? ''}`);
+      for (const authority of ['evil.example.com', `evil.example.com:${port}`, `localhost:${port}@evil.example.com`, '127.0.0.1.nip.io']) {
+        const answer = await send(authority);
+        expect(answer, `${door.label} target authority ${authority}`).toMatch(/^HTTP\/1\.1 400 /);
+        expect(answer).toContain('"code":"invalid_request"');
+      }
+      expect(await send(`localhost:${port}`), door.label).toMatch(/^HTTP\/1\.1 2\d\d /);
+    }
+  });
 });
 
 describe('requests Node cannot parse', () => {
