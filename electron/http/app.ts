@@ -19,7 +19,7 @@ import { registerModelRoutes } from './routes/models.js';
 import { registerVideoRoutes } from './routes/videos.js';
 import { makeCatalogFastPath } from './catalog-fast-path.js';
 import { makeCors } from './cors.js';
-import { makeHostCheck, makeHostGuard } from './security.js';
+import { makeHostCheck, makeHostGuard, makeOriginGuard } from './security.js';
 
 export interface HttpOptions {
   /** Extra Host header names to answer besides loopback (DNS-rebinding defense). */
@@ -103,6 +103,7 @@ export async function buildHttpApp(gateway: Gateway, options: HttpOptions = {}):
   });
 
   app.addHook('onRequest', makeHostGuard(isAllowedHost));
+  app.addHook('onRequest', makeOriginGuard((origin, url) => cors.answers(origin, url)));
   cors.install(app);
   installErrorBoundary(app, () => knownRoutes);
   installActivityHook(app, gateway.activity);

@@ -1,6 +1,8 @@
 // Loopback safety. The gateway binds 127.0.0.1; a web page could still reach it through DNS
 // rebinding (evil.example resolving to 127.0.0.1), so requests must name a loopback host, or a
-// host the owner configured, in their Host header.
+// host the owner configured, in their Host header. And any page can make the browser post a
+// form to 127.0.0.1 without a preflight (CORS only hides the answer), so a request that changes
+// something and comes from a page must come from the gateway's own page or a listed origin.
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { GatewayError } from '../core/errors.js';
 
@@ -49,5 +51,28 @@ export function makeHostGuard(isAllowedHost: (host: string | undefined) => boole
       return;
     }
     done();
+  };
+}
+
+/** Methods that change nothing; a page cannot read their answers without CORS. */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** Whether Origin is the page this Host serves (https too: behind the owner's proxy); the Host was checked already. */
+function isOwnPage(origin: string, host: string | undefined): boolean {
+  const page = /^https?:\/\/(.+)$/i.exec(origin)?.[1];
+  return page !== undefined && host !== undefined && page.toLowerCase() === host.toLowerCase();
+}
+
+/**
+ * Refuses a state-changing request sent by a web page (browsers add Origin to every cross-origin
+ * request and to same-origin posts; SDKs and curl send none) unless the page is the gateway's
+ * own (Origin = http(s)://<Host>, the headless studio) or `isListedOrigin` (CORS allowedOrigins, /v1).
+ */
+export function makeOriginGuard(isListedOrigin: (origin: string, url: string) => boolean) {
+  return function originGuard(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
+    const origin = request.headers.origin;
+    if (origin === undefined || SAFE_METHODS.has(request.method)) return done();
+    if (isOwnPage(origin, request.headers.host) || isListedOrigin(origin, request.url)) return done();
+    done(new GatewayError('invalid_request', `Requests from web pages of another origin (${origin.slice(0, 100)}) are refused; the owner may list the origin in allowedOrigins for /v1.`, 'Origin'));
   };
 }

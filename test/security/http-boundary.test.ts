@@ -3,7 +3,7 @@
 // answered), path traversal in video ids, studio media paths and the studio page refused without
 // ever returning the file's bytes, and the studio API refusing every method without the owner
 // token or with an API key in its place.
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,7 +15,7 @@ import { startHttpServer, type RunningServer } from '../../electron/http/server.
 import { startTestGateway, USD, type TestGateway } from '../helpers/gateway.js';
 import { errorOf } from '../helpers/http.js';
 import { waitFor } from '../helpers/stub-video-provider.js';
-import { checkResponse, rawRequest } from './support.js';
+import { checkResponse, filePart, multipartBody, rawRequest, textPart } from './support.js';
 
 let t: TestGateway;
 let studio: Studio;
@@ -303,6 +303,53 @@ describe('CORS with origins the owner configured', () => {
       const response = await rawRequest({ port: open.port, method, path, headers: { origin, 'access-control-request-method': 'POST', authorization: `Bearer ${ownerToken}`, 'content-type': 'application/json' }, ...(method === 'POST' ? { body: '{}' } : {}) });
       expect(corsHeaders(response.headers), `${origin} ${method} ${path}`).toEqual({});
     }
+  });
+});
+
+// A web page can make the browser send a form (multipart, urlencoded, text/plain) anywhere
+// without a preflight; CORS only hides the answer. With allowAnonymous on, such a post needs no
+// credential at all, and would spend the anonymous quota (and, for a turbo model on an upstream
+// provider, the owner's provider credit) from any site the owner visits.
+describe('cross-site form posts (CSRF)', () => {
+  let anon: RunningServer;
+  beforeAll(async () => {
+    anon = await startHttpServer(t.gateway, { host: '127.0.0.1', port: 0, allowAnonymous: true, studio: { studio, ownerToken } });
+  });
+  afterAll(() => anon.close());
+  const B = 'csrfboundary';
+  const form = () => multipartBody(B, [textPart('model', 'local-image'), textPart('prompt', 'drive-by'), filePart('image', 'a.png', readFileSync(join(t.dataDir, galleryItem.media)))]);
+  const video = multipartBody(B, [textPart('model', 'local-video'), textPart('prompt', 'drive-by'), textPart('seconds', '2')]);
+
+  it('a post from a page of another origin is refused before it does anything, on every door', async () => {
+    for (const origin of ['https://evil.example', 'null', `http://127.0.0.1:${anon.port + 1}`, `http://localhost:${anon.port}.evil.example`]) {
+      for (const [path, body, type] of [
+        ['/v1/images/edits', form(), `multipart/form-data; boundary=${B}`],
+        ['/v1/videos', video, `multipart/form-data; boundary=${B}`],
+        ['/studio/api/keys.create', '{"access":"pro"}', 'text/plain'],
+        ['/studio/session', '', 'text/plain'],
+      ] as const) {
+        const response = await rawRequest({ port: anon.port, method: 'POST', path, headers: { origin, 'content-type': type, cookie: `${studioCookie(ownerToken).name}=${studioCookie(ownerToken).value}` }, body });
+        checkResponse(response, { statuses: [400], label: `${origin} ${path}` });
+        expect(errorOf(response).message, `${origin} ${path}`).toMatch(/origin/i);
+      }
+      const cancel = await rawRequest({ port: anon.port, method: 'DELETE', path: `/v1/videos/${keyTask.id}`, headers: { origin, authorization: `Bearer ${key.token}` } });
+      checkResponse(cancel, { statuses: [400], label: `${origin} DELETE` });
+    }
+    const anonymous = await t.gateway.store.db.selectFrom('video_tasks').select('id').where('key_id', 'like', 'anon%').execute();
+    expect(anonymous).toEqual([]);
+  });
+
+  it("the gateway's own page (same origin), and clients that send no Origin, are served", async () => {
+    const own = `http://127.0.0.1:${anon.port}`;
+    const studioCall = await rawRequest({ port: anon.port, method: 'POST', path: '/studio/api/system.info', headers: { origin: own, host: `127.0.0.1:${anon.port}`, authorization: `Bearer ${ownerToken}`, 'content-type': 'application/json' }, body: '{}' });
+    checkResponse(studioCall, { statuses: [200] });
+    const session = await rawRequest({ port: anon.port, method: 'POST', path: '/studio/session', headers: { origin: `http://LOCALHOST:${anon.port}`, host: `localhost:${anon.port}`, authorization: `Bearer ${ownerToken}` } });
+    checkResponse(session, { statuses: [204] });
+    const edit = await rawRequest({ port: anon.port, method: 'POST', path: '/v1/images/edits', headers: { 'content-type': `multipart/form-data; boundary=${B}` }, body: form() });
+    checkResponse(edit, { statuses: [200] });
+    // Reads change nothing, and a page cannot read their answers without CORS.
+    const models = await rawRequest({ port: anon.port, path: '/v1/models?x=1', headers: { origin: 'https://evil.example' } });
+    checkResponse(models, { statuses: [200] });
   });
 });
 
