@@ -63,6 +63,11 @@ export async function buildHttpApp(gateway: Gateway, options: HttpOptions = {}):
       // An Expect other than 100-continue: Node would answer a bare 417 with no body; the
       // expectation is ignored instead (RFC 9110 allows either) and the request served.
       server.on('checkExpectation', serve);
+      // CONNECT goes to this event, not the handler; without a listener Node closes the socket
+      // unanswered. This is no proxy.
+      server.on('connect', (_req: IncomingMessage, socket: Duplex) =>
+        writeRawError(socket, nextRequestId(), 405, 'Method Not Allowed', new GatewayError('method_not_allowed', 'Method CONNECT is not allowed: this gateway is not a proxy.')),
+      );
       // Fastify's own default; a custom server would otherwise keep Node's 5 s, which races
       // with clients reusing a pooled connection.
       server.keepAliveTimeout = 72_000;
@@ -136,7 +141,12 @@ function answerClientError(error: Error & { code?: string }, socket: Duplex, req
       : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? [408, 'Request Timeout', 'The request took too long to arrive.']
         : [400, 'Bad Request', 'The request is not valid HTTP/1.1.'];
-  const body = JSON.stringify(new GatewayError('invalid_request', message).toBody());
+  writeRawError(socket, requestId, status, reason, new GatewayError('invalid_request', message));
+}
+
+/** The standard error body written straight to a socket Node has not given to Fastify; the connection is closed after it. */
+function writeRawError(socket: Duplex, requestId: string, status: number, reason: string, error: GatewayError): void {
+  const body = JSON.stringify(error.toBody());
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
       `x-request-id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,

@@ -210,6 +210,17 @@ describe('requests Node cannot parse', () => {
     const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as { error: Record<string, unknown> };
     expect(body).toEqual({ error: { message: expect.any(String), type: 'invalid_request', code: 'invalid_request', param: null } });
   });
+
+  // Node hands CONNECT to a 'connect' listener and, without one, closes the socket unanswered.
+  it('CONNECT (this is no proxy) -> 405 with the standard error body and a request id', async () => {
+    for (const target of ['localhost:443', `127.0.0.1:${port}`, 'evil.example:80']) {
+      const answer = await rawSocket(`CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n\r\n`);
+      expect(answer, target).toMatch(/^HTTP\/1\.1 405 /);
+      expect(answer).toMatch(/\r\nx-request-id: req_\w+\r\n/);
+      const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as { error: Record<string, unknown> };
+      expect(body).toEqual({ error: { message: expect.stringContaining('CONNECT'), type: 'method_not_allowed', code: 'method_not_allowed', param: null } });
+    }
+  });
 });
 
 describe('output URLs', () => {
