@@ -86,6 +86,22 @@ describe('mgw providers add --api-key', () => {
     const listed = JSON.parse((await run('providers', 'list', '--json')).stdout) as { id: string }[];
     expect(listed.map((p) => p.id)).not.toContain('emptykey');
   });
+
+  // Such a key cannot go in a header: every call would fail as "could not connect".
+  it.each([
+    ['a pasted line break', 'sk-PASTED-1234\n'],
+    ['a tab', 'sk-TAB\t1234'],
+    ['a space inside', 'sk-TWO WORDS'],
+    ['a leading space', ' sk-LEADING-1234'],
+    ['non-ASCII', 'sk-ÜNICODE-1234'],
+  ])('refuses a key with %s (exit 2, one line, the key not echoed) and adds nothing', async (_label, key) => {
+    const result = await run('providers', 'add', '--kind', 'openai', '--id', 'oddkey', '--base-url', 'http://127.0.0.1:9/v1', '--api-key', key);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(/^mgw: api_key must be printable ASCII[^\n]*\n$/);
+    expect(result.stderr).not.toContain(key.trim().slice(3, 9));
+    const listed = JSON.parse((await run('providers', 'list', '--json')).stdout) as { id: string }[];
+    expect(listed.map((p) => p.id)).not.toContain('oddkey');
+  });
 });
 
 describe('mgw providers add with an id that exists', () => {

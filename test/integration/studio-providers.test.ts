@@ -69,4 +69,14 @@ describe('providers.add input', () => {
     const noKey = await studio.dispatch('providers.add', { id: 'blank', kind: 'openai', base_url: 'http://127.0.0.1:9/v1', api_key: '' }).catch((e: unknown) => e);
     expect(noKey).toMatchObject({ code: 'invalid_request', param: 'api_key', message: 'api_key: must not be empty.' });
   });
+
+  it('refuses a key that cannot go in a header (a NUL, a line break), naming api_key, and adds nothing', async () => {
+    for (const key of ['sk-NUL\u0000-1234', 'sk-LINE-1234\r\n']) {
+      const refused = await studio.dispatch('providers.add', { id: 'oddkey', kind: 'openai', base_url: 'http://127.0.0.1:9/v1', api_key: key }).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(GatewayError);
+      expect(refused).toMatchObject({ code: 'invalid_request', param: 'api_key' });
+    }
+    const providers = (await studio.dispatch('providers.list', {})) as { providers: { id: string }[] };
+    expect(providers.providers.map((p) => p.id)).not.toContain('oddkey');
+  });
 });

@@ -170,5 +170,10 @@ function checkKeyOptions(input: { apiKey?: string; apiKeyEnv?: string }): void {
   if (input.apiKeyEnv !== undefined && !ENV.test(input.apiKeyEnv)) throw invalid('api_key_env must be an environment variable name.', 'api_key_env');
   // An empty key is a mistake (an unset shell variable), not "no key": leave the option out for that.
   if (input.apiKey === '') throw invalid('api_key must not be empty; leave it out for a provider that needs no key.', 'api_key');
+  // It goes in a header: a line break pasted with it (or a space, a NUL) would make every call
+  // fail as "could not connect". The message does not echo the key.
+  if (input.apiKey !== undefined && !/^[\x21-\x7e]+$/.test(input.apiKey)) {
+    throw invalid('api_key must be printable ASCII without spaces or line breaks (check for a line break pasted with it).', 'api_key');
+  }
   if (input.apiKey !== undefined && input.apiKeyEnv !== undefined) throw invalid('Give the API key or the name of its environment variable, not both.', 'api_key');
 }
