@@ -18,5 +18,7 @@ export default defineConfig({
     assetsInlineLimit: 0,
     target: 'es2022',
   },
-  server: devTarget ? { proxy: { '/studio': { target: devTarget, changeOrigin: true } } } : {},
+  // The gateway refuses posts from pages of another origin (CSRF); this page is the gateway's own
+  // when proxied, so it is presented as the target's origin, as changeOrigin does for the Host.
+  server: devTarget ? { proxy: { '/studio': { target: devTarget, changeOrigin: true, headers: { origin: devTarget } } } } : {},
 });
