@@ -168,6 +168,18 @@ describe('studio methods over HTTP', () => {
     expect(Buffer.from(await media.arrayBuffer()).subarray(1, 4).toString()).toBe('PNG');
   });
 
+  it('gallery media is served with the type of its file: JPEG and WebP (as upstream providers may answer) too', async () => {
+    const owner = (await call<{ owner_key_id: string }>('system.info', {})).body.owner_key_id;
+    const { account_id: accountId } = await t.gateway.store.db.selectFrom('api_keys').select('account_id').where('id', '=', owner).executeTakeFirstOrThrow();
+    for (const [format, type] of [['jpeg', 'image/jpeg'], ['webp', 'image/webp']] as const) {
+      const written = await t.gateway.gallery.writeFile(await makeImage(32, 32, format));
+      const item = await t.gateway.gallery.record(accountId, 'generation', 'local-image', format, written, 0);
+      const media = await fetch(`${base}/media/${item.media}`, { headers: { authorization: `Bearer ${token}` } });
+      expect(media.status).toBe(200);
+      expect(media.headers.get('content-type'), format).toBe(type);
+    }
+  });
+
   it('images.edit takes base64 files and rejects non-images with param image', async () => {
     const png = (await makeImage(64, 48)).toString('base64');
     const edited = await call<{ item: { width: number; height: number } }>('images.edit', {
