@@ -72,7 +72,8 @@ export function installErrorBoundary(app: FastifyInstance, knownRoutes: () => Kn
     } else if (mapped.status >= 500) {
       request.log.warn({ code: mapped.code, requestId: request.id }, mapped.message);
     }
-    if (mapped.code === 'request_too_large') drainRefusedBody(reply);
+    // A refusal mid-body (a 413, a form refused at one of its parts) leaves the rest unread.
+    if (mapped.code === 'request_too_large' || !request.raw.complete) drainRefusedBody(reply);
     return sendGatewayError(reply, mapped);
   });
 
