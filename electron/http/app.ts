@@ -19,6 +19,7 @@ import { registerModelRoutes } from './routes/models.js';
 import { registerVideoRoutes } from './routes/videos.js';
 import { makeCatalogFastPath } from './catalog-fast-path.js';
 import { makeCors } from './cors.js';
+import { UploadBudget } from './upload-budget.js';
 import { makeHostCheck, makeHostGuard, makeOriginGuard } from './security.js';
 
 export interface HttpOptions {
@@ -31,6 +32,8 @@ export interface HttpOptions {
   allowedOrigins?: readonly string[];
   /** The studio door (headless mode): its core and the owner token that guards it. */
   studio?: { studio: Studio; ownerToken: string };
+  /** Upload bytes all requests may hold in memory at once (default DEFAULT_UPLOAD_BUDGET_BYTES). */
+  uploadBudgetBytes?: number;
   /** How long a connection may go without a byte moving either way (default DEFAULT_IDLE_TIMEOUT_MS). */
   idleTimeoutMs?: number;
 }
@@ -122,8 +125,9 @@ export async function buildHttpApp(gateway: Gateway, options: HttpOptions = {}):
   await app.register(async (uploads) => {
     // Size limits are enforced by multipart-form.ts itself (see readCapped).
     await uploads.register(multipart, { throwFileSizeLimit: false });
-    registerImageEditRoute(uploads, gateway, guards);
-    registerVideoRoutes(uploads, gateway, guards);
+    const budget = new UploadBudget(options.uploadBudgetBytes);
+    registerImageEditRoute(uploads, gateway, guards, budget);
+    registerVideoRoutes(uploads, gateway, guards, budget);
   });
   if (options.studio) registerStudioRoutes(app, options.studio.studio, options.studio.ownerToken);
   return app;

@@ -5,6 +5,7 @@ import type { FastifyRequest } from 'fastify';
 import { GatewayError, invalid } from '../core/errors.js';
 import { sniffImage } from '../core/images/image-sniff.js';
 import type { ReferenceImage } from '../core/providers/provider.js';
+import type { UploadBudget } from './upload-budget.js';
 import { unsupportedField } from './validation-errors.js';
 
 export interface FormSpec {
@@ -15,6 +16,8 @@ export interface FormSpec {
   maxFileBytes: number;
   maxFiles: number;
   maxFieldBytes: number;
+  /** Shared by every upload: the files' bytes are taken from it while read, given back once read. */
+  budget: UploadBudget;
 }
 
 export interface ParsedForm {
@@ -30,6 +33,7 @@ export async function readMultipartForm(request: FastifyRequest, spec: FormSpec)
   }
   const fields: Record<string, string> = {};
   const files: ReferenceImage[] = [];
+  const held = { bytes: 0 };
   // @fastify/multipart refuses a part named after an Object.prototype member (toString, ...)
   // without saying which, and only once the body has ended; busboy asks this of every part's
   // name first, so the refusal can name it.
@@ -66,7 +70,7 @@ export async function readMultipartForm(request: FastifyRequest, spec: FormSpec)
           part.file.resume();
           throw invalid(`Too many files under "${spec.fileField}"; at most ${spec.maxFiles} are accepted.`, spec.fileField);
         }
-        const bytes = await readCapped(part.file, spec.maxFileBytes);
+        const bytes = await readCapped(part.file, spec.maxFileBytes, spec.budget, held);
         if (!bytes) {
           throw new GatewayError(
             'reference_image_too_large',
@@ -89,17 +93,29 @@ export async function readMultipartForm(request: FastifyRequest, spec: FormSpec)
   } catch (error) {
     if ((error as { code?: string }).code === 'FST_PROTO_VIOLATION' && prototypeName !== null) throw unsupportedField(prototypeName);
     throw mapPartError(error);
+  } finally {
+    // Once read, the files belong to the request's work, which ends in seconds; the bound is for
+    // bodies still arriving (a slow upload holds its partial files for as long as it lasts).
+    spec.budget.give(held.bytes);
   }
   return { fields, files };
 }
 
-/** Reads a file part, keeping at most `cap` bytes; null when it is larger. */
-async function readCapped(stream: AsyncIterable<Buffer> & { truncated?: boolean }, cap: number): Promise<Buffer | null> {
+/** Reads a file part, keeping at most `cap` bytes (taken from the budget); null when it is larger. */
+async function readCapped(
+  stream: AsyncIterable<Buffer> & { truncated?: boolean },
+  cap: number,
+  budget: UploadBudget,
+  held: { bytes: number },
+): Promise<Buffer | null> {
   const chunks: Buffer[] = [];
   let total = 0;
   for await (const chunk of stream) {
     total += chunk.length;
-    if (total <= cap) chunks.push(chunk);
+    if (total > cap) continue;
+    budget.take(chunk.length);
+    held.bytes += chunk.length;
+    chunks.push(chunk);
   }
   return total > cap || stream.truncated ? null : Buffer.concat(chunks);
 }

@@ -15,6 +15,7 @@ export interface ServerOptions {
   /** How long close() lets requests in flight finish before cutting them (default 10 s). */
   closeGraceMs?: number;
   idleTimeoutMs?: number;
+  uploadBudgetBytes?: number;
 }
 
 export interface RunningServer {
@@ -35,6 +36,7 @@ export async function startHttpServer(gateway: Gateway, options: ServerOptions):
     ...(options.studio ? { studio: options.studio } : {}),
     ...(options.allowAnonymous ? { allowAnonymous: true } : {}),
     ...(options.idleTimeoutMs ? { idleTimeoutMs: options.idleTimeoutMs } : {}),
+    ...(options.uploadBudgetBytes ? { uploadBudgetBytes: options.uploadBudgetBytes } : {}),
   });
   const sockets = trackSockets(app.server);
   await app.listen({ host: options.host, port: options.port });

@@ -10,6 +10,7 @@ import { supportsImageOperation } from '../../core/images/image-request.js';
 import { principalOf } from '../auth.js';
 import type { RouteGuards } from '../route-guards.js';
 import { readMultipartForm } from '../multipart-form.js';
+import type { UploadBudget } from '../upload-budget.js';
 import { IMAGE_EDIT_TEXT_FIELDS, ImageGenerationBody } from '../schemas.js';
 
 const JSON_BODY_LIMIT = 1024 * 1024;
@@ -126,7 +127,7 @@ function coalescedWriter(res: FastifyReply['raw']): (piece: Buffer) => boolean {
 const BODY_HEAD = Buffer.from('{"data":[{"b64_json":"');
 
 /** Registered in the upload context, where the multipart parser lives. */
-export function registerImageEditRoute(app: FastifyInstance, gateway: Gateway, guards: RouteGuards): void {
+export function registerImageEditRoute(app: FastifyInstance, gateway: Gateway, guards: RouteGuards, budget: UploadBudget): void {
   app.post(
     '/v1/images/edits',
     { onRequest: guards.creation, config: { contentType: 'multipart/form-data' } },
@@ -138,6 +139,7 @@ export function registerImageEditRoute(app: FastifyInstance, gateway: Gateway, g
         maxFileBytes: limits.maxFileBytes,
         maxFiles: limits.maxFiles,
         maxFieldBytes: MAX_FIELD_BYTES,
+        budget,
       });
       for (const name of ['model', 'prompt'] as const) {
         if (form.fields[name] === undefined) throw invalid(`Missing required field ${name}.`, name);

@@ -7,6 +7,7 @@ import { VIDEO_FIELDS, type VideoCreateInput } from '../../core/videos/video-req
 import { principalOf } from '../auth.js';
 import type { RouteGuards } from '../route-guards.js';
 import { readMultipartForm } from '../multipart-form.js';
+import type { UploadBudget } from '../upload-budget.js';
 import { VideoCreateBody, VideoIdParams, VideoListQuery } from '../schemas.js';
 import { sendFileWithRanges } from '../send-file-range.js';
 
@@ -31,7 +32,7 @@ function taskId(request: FastifyRequest<{ Params: VideoIdParams }>): string {
   return id;
 }
 
-export function registerVideoRoutes(app: FastifyInstance, gateway: Gateway, guards: RouteGuards): void {
+export function registerVideoRoutes(app: FastifyInstance, gateway: Gateway, guards: RouteGuards, budget: UploadBudget): void {
 
   app.post<{ Body: VideoCreateBody }>(
     '/v1/videos',
@@ -42,7 +43,7 @@ export function registerVideoRoutes(app: FastifyInstance, gateway: Gateway, guar
       schema: { body: { content: { 'application/json': { schema: VideoCreateBody } } } },
     },
     async (request) => {
-      const input = request.isMultipart() ? await readVideoForm(request, gateway) : jsonInput(request);
+      const input = request.isMultipart() ? await readVideoForm(request, gateway, budget) : jsonInput(request);
       const key = request.headers['idempotency-key'];
       request.activity = { model: typeof input.fields.model === 'string' ? input.fields.model : '' };
       const task = await gateway.videos.create(principalOf(request), input, Array.isArray(key) ? key[0] : key, contentUrlFor(request));
@@ -91,7 +92,7 @@ function jsonInput(request: FastifyRequest<{ Body: VideoCreateBody }>): VideoCre
   return { fields: body as Record<string, unknown>, references: [], transport: 'json' };
 }
 
-async function readVideoForm(request: FastifyRequest, gateway: Gateway): Promise<VideoCreateInput> {
+async function readVideoForm(request: FastifyRequest, gateway: Gateway, budget: UploadBudget): Promise<VideoCreateInput> {
   let maxFileBytes = 0;
   let maxFiles = 1;
   for (const record of await gateway.catalog.list()) {
@@ -105,6 +106,7 @@ async function readVideoForm(request: FastifyRequest, gateway: Gateway): Promise
     maxFileBytes: maxFileBytes || 8 * 1024 * 1024,
     maxFiles,
     maxFieldBytes: MAX_FIELD_BYTES,
+    budget,
   });
   return { fields: form.fields, references: form.files, transport: 'multipart' };
 }

@@ -1,0 +1,88 @@
+// Upload bytes held in memory are bounded across requests: a form that would pass the bound is
+// refused with 429 and Retry-After, a slow upload holds its share only while it lasts (given back
+// when its client leaves), and a form that was read gives its bytes back.
+import { connect, type Socket } from 'node:net';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHttpServer, type RunningServer } from '../../electron/http/server.js';
+import { startTestGateway, USD, type TestGateway } from '../helpers/gateway.js';
+import { errorOf, postForm, type RawResponse } from '../helpers/http.js';
+import { waitFor } from '../helpers/stub-video-provider.js';
+
+const BUDGET = 1024 * 1024;
+let t: TestGateway;
+let server: RunningServer;
+let token: string;
+let reference: Buffer;
+
+beforeAll(async () => {
+  t = await startTestGateway();
+  server = await startHttpServer(t.gateway, { host: '127.0.0.1', port: 0, uploadBudgetBytes: BUDGET });
+  token = (await t.key('balance', { balanceNano: 10 * USD })).token;
+  // Uncompressed, so the file really is ~300 KB on the wire and in memory.
+  reference = await sharp({ create: { width: 320, height: 320, channels: 3, background: { r: 90, g: 140, b: 60 } } })
+    .png({ compressionLevel: 0 })
+    .toBuffer();
+}, 60_000);
+
+afterAll(async () => {
+  await server?.close();
+  await t?.close();
+});
+
+function edit(): Promise<RawResponse> {
+  const form = new FormData();
+  form.set('model', 'local-image');
+  form.set('prompt', 'make it black and white');
+  form.set('image', new Blob([new Uint8Array(reference)], { type: 'image/png' }), 'ref.png');
+  return postForm(`${server.baseUrl}/images/edits`, form, token);
+}
+
+/** Starts an edit whose file part stops after `sent` bytes: the server holds them, waiting for more. */
+function slowUpload(sent: number): Socket {
+  const boundary = 'slowboundary';
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="model"\r\n\r\nlocal-image\r\n` +
+      `--${boundary}\r\nContent-Disposition: form-data; name="prompt"\r\n\r\nslow\r\n` +
+      `--${boundary}\r\nContent-Disposition: form-data; name="image"; filename="big.png"\r\nContent-Type: image/png\r\n\r\n`,
+  );
+  const socket = connect(server.port, '127.0.0.1');
+  socket.on('error', () => undefined);
+  socket.write(
+    `POST /v1/images/edits HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${token}\r\n` +
+      `Content-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: ${head.length + 4 * 1024 * 1024}\r\n\r\n`,
+  );
+  socket.write(head);
+  socket.write(Buffer.alloc(sent, 1));
+  return socket;
+}
+
+describe('upload memory bound', () => {
+  it('refuses a form that would pass the bound while a slow upload holds most of it, and takes it again once that client left', async () => {
+    const slow = slowUpload(900 * 1024);
+    try {
+      // Once the server has read the slow upload's bytes, an edit of ~300 KB no longer fits.
+      const refused = await waitFor(async () => {
+        const answer = await edit();
+        return answer.status === 429 ? answer : null;
+      }, 10_000);
+      expect(errorOf(refused)).toMatchObject({ code: 'rate_limit_exceeded', type: 'rate_limit_exceeded', param: null });
+      expect(errorOf(refused).message).toContain('too many uploads at once');
+      expect(refused.headers.get('retry-after')).toBe('1');
+    } finally {
+      slow.destroy();
+    }
+    // The client that left gave its share back.
+    const after = await waitFor(async () => {
+      const answer = await edit();
+      return answer.status === 200 ? answer : null;
+    }, 10_000);
+    expect(after.status).toBe(200);
+  }, 30_000);
+
+  it('a form that was read gives its bytes back: more edits in a row than the bound holds at once all succeed', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) statuses.push((await edit()).status); // 5 x ~300 KB > 1 MB
+    expect(statuses).toEqual([200, 200, 200, 200, 200]);
+  }, 60_000);
+});
