@@ -63,9 +63,9 @@ export function makeRateLimit(access: AccessGate, count: boolean) {
   };
 }
 
-const REFUNDED = new Set([400, 401, 402, 413]);
+const REFUNDED = new Set([400, 401, 402, 413, 429]);
 
-/** Refusals cost nothing: a counted request that ends 400, 401, 402 or 413 gives its slot back. */
+/** Refusals cost nothing: a counted request that ends 400, 401, 402, 413 or 429 gives its slot back. */
 export function installRateRefunds(app: FastifyInstance, access: AccessGate): void {
   app.decorateRequest('rateTicket', null);
   // Before the answer goes out, so its remaining-requests header counts the slot given back.

@@ -30,12 +30,12 @@ afterAll(async () => {
   await t?.close();
 });
 
-function edit(): Promise<RawResponse> {
+function edit(as = token): Promise<RawResponse> {
   const form = new FormData();
   form.set('model', 'local-image');
   form.set('prompt', 'make it black and white');
   form.set('image', new Blob([new Uint8Array(reference)], { type: 'image/png' }), 'ref.png');
-  return postForm(`${server.baseUrl}/images/edits`, form, token);
+  return postForm(`${server.baseUrl}/images/edits`, form, as);
 }
 
 /** Starts an edit whose file part stops after `sent` bytes: the server holds them, waiting for more. */
@@ -69,6 +69,13 @@ describe('upload memory bound', () => {
       expect(errorOf(refused)).toMatchObject({ code: 'rate_limit_exceeded', type: 'rate_limit_exceeded', param: null });
       expect(errorOf(refused).message).toContain('too many uploads at once');
       expect(refused.headers.get('retry-after')).toBe('1');
+      // Nothing was made: the refusal gives its window slot back (a free key has 2 a second).
+      const free = (await t.key('free')).token;
+      for (let i = 0; i < 3; i++) {
+        const again = await edit(free);
+        expect(again.status).toBe(429);
+        expect(again.headers.get('x-ratelimit-remaining-requests')).toBe(again.headers.get('x-ratelimit-limit-requests'));
+      }
     } finally {
       slow.destroy();
     }
