@@ -3,7 +3,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ModelRecord, VideoTask } from '../../shared/api-types.js';
 import { USD } from '../helpers/gateway.js';
-import { postJson, request } from '../helpers/http.js';
+import { postForm, postJson, request } from '../helpers/http.js';
+import { makeImage } from '../helpers/images.js';
 import { waitFor } from '../helpers/stub-video-provider.js';
 import { startUpstreams, type UpstreamSetup } from '../helpers/upstreams.js';
 
@@ -58,6 +59,61 @@ describe('partner fields of fal video models', () => {
     const own = [{ route: 'fal-ai/kling-video', request_type: 'text-to-video', region: 'eu' }];
     await u.t.gateway.catalog.put({ record: { ...video, id: 'kling-own', capabilities: { ...video.capabilities, partner_routes: own } }, providerId: 'fal', upstreamModel: 'fal-ai/kling-video' });
     expect((await listed('kling-own')).capabilities).toMatchObject({ partner_video: true, partner_routes: own });
+  });
+
+  it("routes each request type to its own path (fal serves a model's text- and image-to-video apart), held at that route's price", async () => {
+    const base = 'fal-ai/kling-video/v2.1/master';
+    const routed: ModelRecord = {
+      ...video,
+      id: 'kling-routed',
+      pricing: {
+        price: 0.1,
+        currency: 'USD',
+        unit: 'second',
+        route_prices_usd_per_second: [
+          { route: `${base}/text-to-video`, request_type: 'text-to-video', public_price_usd_per_second: 0.2 },
+          { route: `${base}/image-to-video`, request_type: 'image-to-video', public_price_usd_per_second: 0.3 },
+        ],
+      },
+      capabilities: {
+        ...video.capabilities,
+        partner_routes: [
+          { route: `${base}/text-to-video`, request_type: 'text-to-video' },
+          { route: `${base}/image-to-video`, request_type: 'image-to-video' },
+        ],
+      },
+    };
+    await u.t.gateway.catalog.put({ record: routed, providerId: 'fal', upstreamModel: base });
+    const submitted = () => u.fal.requests.filter((r) => r.method === 'POST').map((r) => r.path);
+    const before = submitted().length;
+
+    const text = await postJson(`${u.t.baseUrl}/videos`, { model: 'kling-routed', prompt: 'a fox', seconds: 5, size: '720p' }, token);
+    expect(text.status).toBe(200);
+    expect((text.body as VideoTask & { cost_usd: string }).cost_usd).toBe('1.00000000'); // 5 s x $0.20
+    const form = new FormData();
+    form.set('model', 'kling-routed');
+    form.set('prompt', 'the fox turns');
+    form.set('seconds', '5');
+    form.set('size', '720p');
+    form.set('input_reference', new Blob([new Uint8Array(await makeImage(320, 180))], { type: 'image/png' }), 'fox.png');
+    const image = await postForm(`${u.t.baseUrl}/videos`, form, token);
+    expect(image.status).toBe(200);
+    expect((image.body as VideoTask & { cost_usd: string }).cost_usd).toBe('1.50000000'); // 5 s x $0.30
+
+    expect(submitted().slice(before)).toEqual([`/${base}/text-to-video`, `/${base}/image-to-video`]);
+    const imageSubmit = u.fal.requests.filter((r) => r.method === 'POST').at(-1)!;
+    expect(JSON.parse(imageSubmit.body.toString())).toMatchObject({ prompt: 'the fox turns', image_url: expect.stringMatching(/^data:image\/png;base64,/) });
+  });
+
+  it.each([
+    ['a route with a ".." segment', [{ route: 'fal-ai/../admin', request_type: 'text-to-video' }], 'capabilities.partner_routes[0].route'],
+    ['an empty route', [{ route: '', request_type: 'text-to-video' }], 'capabilities.partner_routes[0].route'],
+    ['a request type the model does not take', [{ route: 'fal-ai/x', request_type: 'video-to-video' }], 'capabilities.partner_routes[0].request_type'],
+    ['a request type routed twice', [{ route: 'fal-ai/a', request_type: 'text-to-video' }, { route: 'fal-ai/b', request_type: 'text-to-video' }], 'capabilities.partner_routes[1].request_type'],
+  ])('refuses partner routes with %s', async (_what, routes, param) => {
+    const record = { ...video, id: 'bad-routes', capabilities: { ...video.capabilities, partner_routes: routes } };
+    await expect(u.t.gateway.catalog.put({ record, providerId: 'fal', upstreamModel: 'fal-ai/x' })).rejects.toMatchObject({ code: 'invalid_request', param });
+    expect(await u.t.gateway.catalog.find('bad-routes')).toBeUndefined();
   });
 
   it('a fal image model gets no partner fields', async () => {

@@ -2,13 +2,16 @@
 // prices, else seconds x pricing.price (the contract's Billing formulas).
 import type { ModelRecord } from '../../../shared/api-types.js';
 import { perSecondCostNano } from '../billing/pricing.js';
+import { upstreamRouteFor } from '../catalog/partner-fields.js';
 import { invalid } from '../errors.js';
 
+/** `upstreamModel` is the model's; the request type's partner route, when it has one, is matched instead. */
 export function pricePerSecond(record: ModelRecord, upstreamModel: string, requestType: string): number {
   const routes = record.pricing.route_prices_usd_per_second;
   if (routes && routes.length > 0) {
+    const route = upstreamRouteFor(record, upstreamModel, requestType);
     const candidates = routes.filter((r) => r.request_type === requestType);
-    const exact = candidates.find((r) => r.route === record.id || r.route === upstreamModel);
+    const exact = candidates.find((r) => r.route === record.id || r.route === route);
     const match = exact ?? (candidates.length === 1 ? candidates[0] : undefined);
     if (!match) throw invalid(`${record.id} has no route price for ${requestType}.`, 'request_type');
     return match.public_price_usd_per_second;

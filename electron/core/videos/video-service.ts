@@ -6,6 +6,7 @@ import type { Principal } from '../access/principal.js';
 import type { BillingService } from '../billing/billing-service.js';
 import { countOr } from '../catalog/capability-read.js';
 import type { CatalogEntry, CatalogService } from '../catalog/catalog-service.js';
+import { upstreamRouteFor } from '../catalog/partner-fields.js';
 import type { Clock } from '../clock.js';
 import { GatewayError, invalid } from '../errors.js';
 import { newId } from '../ids.js';
@@ -42,6 +43,8 @@ interface Creation {
   provider: VideoProvider;
   size: string;
   taskId: string;
+  /** The path the task is submitted to upstream (its request type's partner route, if any). */
+  upstreamModel: string;
 }
 
 export class VideoService {
@@ -71,6 +74,8 @@ export class VideoService {
     await checkImagesDecode(request.references);
     const size = effectiveSize(request, record);
     videoDimensions(size); // a listed size the gateway cannot render is refused now, not later
+    // fal serves a model's text- and image-to-video at two paths: the record's route says which.
+    const upstreamModel = upstreamRouteFor(record, entry.upstreamModel, request.requestType);
     const holdNano = videoHoldNano(record, entry.upstreamModel, request.requestType, request.seconds);
     const provider = await this.providers.video(entry.providerId);
     // The size the task gets, so leaving size out and naming the model's default are one request.
@@ -80,7 +85,7 @@ export class VideoService {
     const outcome = settleable();
     this.creating.set(taskId, outcome.promise);
     try {
-      const task = await this.insertAndSubmit(principal, { request, entry, key, fingerprint, holdNano, provider, size, taskId }, contentUrl);
+      const task = await this.insertAndSubmit(principal, { request, entry, key, fingerprint, holdNano, provider, size, taskId, upstreamModel }, contentUrl);
       outcome.settle();
       return task;
     } catch (error) {
@@ -93,7 +98,7 @@ export class VideoService {
 
   /** The creation's transaction (idempotency, hold, task) and the provider's submission. */
   private async insertAndSubmit(principal: Principal, plan: Creation, contentUrl: ContentUrl): Promise<VideoTask> {
-    const { request, entry, key, fingerprint, holdNano, provider, size, taskId } = plan;
+    const { request, entry, key, fingerprint, holdNano, provider, size, taskId, upstreamModel } = plan;
     const { record } = entry;
     const referenceFiles = await this.files.saveReferences(taskId, request.references);
 
@@ -113,7 +118,7 @@ export class VideoService {
           key_id: principal.keyId,
           model: record.id,
           provider_id: entry.providerId,
-          upstream_model: entry.upstreamModel,
+          upstream_model: upstreamModel,
           request_type: request.requestType,
           prompt: request.prompt,
           seconds: request.seconds,
