@@ -1,92 +1,19 @@
-// The Electron shell's wiring, with `electron` and `electron-store` mocked (the Electron binary
-// cannot be installed on these machines): window hardening, the IPC bridge and its sender
-// check, the protocols and CSP, single-instance behaviour, and safeStorage secrets.
+// The Electron shell's wiring, with `electron` replaced by test/helpers/fake-electron.ts (the
+// Electron binary cannot be installed on these machines; the fake throws where Electron does)
+// and `electron-store` by a map: window hardening, the IPC bridge and its sender check, the
+// protocols and CSP, single-instance behaviour, and safeStorage secrets. Each test launches the
+// shell in a new fake process and quits it.
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { IPC_CALL_CHANNEL, IPC_EVENT_CHANNEL } from '../../shared/studio-contract.js';
+import { fake, reset, type FakeBrowserWindow } from '../helpers/fake-electron.js';
 
-type Handler = (...args: unknown[]) => unknown;
-
-const fake = vi.hoisted(() => {
-  const state = {
-    lock: true,
-    quit: 0,
-    appHandlers: new Map<string, Handler>(),
-    windows: [] as { options: Record<string, unknown>; url: string | null; sent: unknown[][]; contents: { handlers: Map<string, Handler>; openHandler: Handler | null } }[],
-    ipc: new Map<string, Handler>(),
-    protocols: new Map<string, Handler>(),
-    privileged: [] as unknown[],
-    permissionHandler: null as Handler | null,
-    /** What app.getPath('userData') answers. */
-    userData: '/nonexistent',
-  };
-  const makeContents = () => {
-    const contents = {
-      handlers: new Map<string, Handler>(),
-      openHandler: null as Handler | null,
-      on(event: string, handler: Handler) {
-        contents.handlers.set(event, handler);
-        return contents;
-      },
-      setWindowOpenHandler(handler: Handler) {
-        contents.openHandler = handler;
-      },
-      send: (...args: unknown[]) => state.windows.at(-1)?.sent.push(args),
-      isDestroyed: () => false,
-    };
-    return contents;
-  };
-  class BrowserWindow {
-    webContents = makeContents();
-    record: (typeof state.windows)[number];
-    constructor(options: Record<string, unknown>) {
-      this.record = { options, url: null, sent: [], contents: this.webContents };
-      state.windows.push(this.record);
-      state.appHandlers.get('web-contents-created')?.({}, this.webContents);
-    }
-    once() {}
-    show() {}
-    focus() {}
-    restore() {}
-    isMinimized() {
-      return false;
-    }
-    async loadURL(url: string) {
-      this.record.url = url;
-    }
-  }
-  const electron = {
-    app: {
-      requestSingleInstanceLock: () => state.lock,
-      quit: () => void state.quit++,
-      whenReady: async () => undefined,
-      on: (event: string, handler: Handler) => void state.appHandlers.set(event, handler),
-      getPath: () => state.userData,
-    },
-    BrowserWindow,
-    ipcMain: { handle: (channel: string, handler: Handler) => void state.ipc.set(channel, handler) },
-    protocol: {
-      registerSchemesAsPrivileged: (schemes: unknown[]) => void state.privileged.push(...schemes),
-      handle: (scheme: string, handler: Handler) => void state.protocols.set(scheme, handler),
-    },
-    net: { fetch: async () => new Response('<html></html>', { status: 200, headers: { 'content-type': 'text/html' } }) },
-    safeStorage: {
-      encryptString: (value: string) => Buffer.from(`sealed:${value}`),
-      decryptString: (buffer: Buffer) => buffer.toString().replace(/^sealed:/, ''),
-    },
-    session: {
-      defaultSession: {
-        setPermissionRequestHandler: (handler: Handler) => void (state.permissionHandler = handler),
-        setPermissionCheckHandler: () => undefined,
-      },
-    },
-  };
-  return { state, electron };
+vi.mock('electron', async () => {
+  const { electron } = await import('../helpers/fake-electron.js');
+  return { ...electron, default: electron };
 });
-
-vi.mock('electron', () => ({ ...fake.electron, default: fake.electron }));
 const storeNames = vi.hoisted(() => [] as string[]);
 vi.mock('electron-store', () => ({
   default: class {
@@ -110,76 +37,93 @@ const { startShell, safeStorageSecrets } = await import('../../electron/main.js'
 const { rendererFile } = await import('../../electron/shell/app-protocols.js');
 const { FileSecretStore, SharedDirSecretStore } = await import('../../electron/core/secret-store.js');
 
-afterAll(() => {
-  fake.state.appHandlers.get('before-quit')?.();
+type Envelope = { ok: boolean; value?: unknown; error?: { code: string; param: string | null } };
+const STUDIO_FRAME = { senderFrame: { url: 'app://studio/index.html' } };
+
+/** Starts the shell in a new fake process; resolves with its window once the page loaded. */
+async function launch(): Promise<FakeBrowserWindow> {
+  reset();
+  await startShell();
+  const window = fake.state.windows.at(-1);
+  if (!window) throw new Error('the shell opened no window');
+  return window;
+}
+
+function call(method: string, input: unknown, event: unknown = STUDIO_FRAME): Promise<Envelope> {
+  return fake.state.ipc.get(IPC_CALL_CHANNEL)!(event as never, method as never, input as never) as Promise<Envelope>;
+}
+
+/** Quits as a user would (app.quit()) and waits until the process would have ended. */
+async function quit(): Promise<number> {
+  fake.app.quit();
+  return fake.app.whenExited();
+}
+
+afterEach(async () => {
+  if (fake.state.exitCode === null) await quit();
 });
 
 describe('single instance', () => {
-  beforeEach(() => {
-    fake.state.quit = 0;
-  });
   it('a second instance quits without opening a window', async () => {
+    reset();
     fake.state.lock = false;
-    const windows = fake.state.windows.length;
     await startShell();
-    expect(fake.state.quit).toBe(1);
-    expect(fake.state.windows.length).toBe(windows);
-    fake.state.lock = true;
+    expect(await fake.app.whenExited()).toBe(0);
+    expect(fake.state.windows).toEqual([]);
+    expect(fake.state.ipc.size).toBe(0);
   });
 });
 
 describe('the running shell', () => {
   it('opens one hardened window on the studio page', async () => {
-    await startShell();
-    const win = fake.state.windows.at(-1)!;
+    const win = await launch();
     expect(win.url).toBe('app://studio/index.html');
+    expect(win.shown).toBe(true);
     const prefs = win.options.webPreferences as Record<string, unknown>;
     expect(prefs).toMatchObject({ contextIsolation: true, sandbox: true, nodeIntegration: false, webviewTag: false, webSecurity: true });
     expect(String(prefs.preload)).toMatch(/preload\.cjs$/);
 
     const prevented = vi.fn();
-    win.contents.handlers.get('will-navigate')!({ preventDefault: prevented }, 'https://evil.example.com');
+    win.webContents.emit('will-navigate', { preventDefault: prevented }, 'https://evil.example.com');
     expect(prevented).toHaveBeenCalled();
-    expect(win.contents.openHandler!({ url: 'https://evil.example.com' })).toEqual({ action: 'deny' });
+    expect(win.webContents.openHandler!({ url: 'https://evil.example.com' } as never)).toEqual({ action: 'deny' });
     const permission = vi.fn();
-    fake.state.permissionHandler!({}, 'media', permission);
+    fake.state.permissionRequest!(win.webContents as never, 'media' as never, permission as never, { requestingUrl: 'app://studio/index.html', isMainFrame: true } as never);
     expect(permission).toHaveBeenCalledWith(false);
   });
 
   it('answers studio calls from the studio page only, with an envelope', async () => {
-    const handler = fake.state.ipc.get(IPC_CALL_CHANNEL)!;
-    const trusted = { senderFrame: { url: 'app://studio/index.html' } };
-    const ok = (await handler(trusted, 'catalog.list', {})) as { ok: boolean; value: { models: { record: { id: string } }[] } };
+    await launch();
+    const ok = await call('catalog.list', {});
     expect(ok.ok).toBe(true);
-    expect(ok.value.models.map((m) => m.record.id)).toContain('local-image');
+    expect((ok.value as { models: { record: { id: string } }[] }).models.map((m) => m.record.id)).toContain('local-image');
 
-    const bad = (await handler(trusted, 'images.generate', { model: 'local-image' })) as { ok: boolean; error: { code: string; param: string } };
-    expect(bad).toMatchObject({ ok: false, error: { code: 'invalid_request', param: 'prompt' } });
+    expect(await call('images.generate', { model: 'local-image' })).toMatchObject({ ok: false, error: { code: 'invalid_request', param: 'prompt' } });
 
-    for (const url of ['https://evil.example.com/', 'file:///tmp/x.html', 'app://studio.evil/index.html']) {
-      const refused = (await handler({ senderFrame: { url } }, 'catalog.list', {})) as { ok: boolean; error: { code: string } };
-      expect(refused).toMatchObject({ ok: false, error: { code: 'invalid_api_key' } });
+    for (const event of [{ senderFrame: { url: 'https://evil.example.com/' } }, { senderFrame: { url: 'file:///tmp/x.html' } }, { senderFrame: { url: 'app://studio.evil/index.html' } }, { senderFrame: null }]) {
+      expect(await call('catalog.list', {}, event)).toMatchObject({ ok: false, error: { code: 'invalid_api_key' } });
     }
   });
 
   it('serves the renderer through app:// with the CSP, and refuses paths outside the build', async () => {
-    const response = (await fake.state.protocols.get('app')!(new Request('app://studio/index.html'))) as Response;
+    await launch();
+    const response = await fake.state.protocols.get('app')!(new Request('app://studio/index.html'));
     expect(response.headers.get('content-security-policy')).toMatch(/default-src 'self'; script-src 'self'/);
+    expect(response.headers.get('content-type')).toMatch(/^text\/html/);
     expect(rendererFile('app://studio/..%2F..%2Fpackage.json')).toBeNull();
     // Dot segments are resolved by the URL parser itself, so they stay inside the build.
     expect(rendererFile('app://studio/%2e%2e/%2e%2e/package.json')).toMatch(/dist[\\/]renderer[\\/]package\.json$/);
     expect(rendererFile('app://studio/assets/app.js')).toMatch(/dist[\\/]renderer[\\/]assets[\\/]app\.js$/);
-    const media = (await fake.state.protocols.get('studio-media')!(new Request('studio-media://media/videos/video_aaaaaaaaaaaaaaaaaaaa.mp4'))) as Response;
+    const media = await fake.state.protocols.get('studio-media')!(new Request('studio-media://media/videos/video_aaaaaaaaaaaaaaaaaaaa.mp4'));
     expect(media.status).toBe(404);
-    expect(fake.state.privileged.map((s) => (s as { scheme: string }).scheme)).toEqual(['app', 'studio-media']);
+    expect(fake.state.privileged.map((s) => s.scheme)).toEqual(['app', 'studio-media']);
   });
 
   it('pushes studio events to the window', async () => {
-    const win = fake.state.windows.at(-1)!;
-    const handler = fake.state.ipc.get(IPC_CALL_CHANNEL)!;
-    await handler({ senderFrame: { url: 'app://studio/' } }, 'billing.topUp', { usd: '1' });
+    const win = await launch();
+    await call('billing.topUp', { usd: '1' });
     await new Promise((r) => setTimeout(r, 20));
-    expect(win.sent.some(([channel, event]) => channel === IPC_EVENT_CHANNEL && event === 'billing.changed')).toBe(true);
+    expect(win.webContents.sent.some(([channel, event]) => channel === IPC_EVENT_CHANNEL && event === 'billing.changed')).toBe(true);
   });
 });
 
@@ -189,15 +133,17 @@ describe('data dir', () => {
     const { resolveDataDir } = await import('../../electron/core/config.js');
     const saved = { dir: process.env.MGW_DATA_DIR, xdg: process.env.XDG_DATA_HOME };
     const root = mkdtempSync(join(tmpdir(), 'mgw-shell-default-'));
-    fake.state.userData = join(root, 'electron-user-data');
     delete process.env.MGW_DATA_DIR;
     process.env.XDG_DATA_HOME = join(root, 'xdg-data');
     try {
+      reset();
+      fake.state.userData = join(root, 'electron-user-data');
       await startShell();
       const cliDir = resolveDataDir();
       expect(cliDir.startsWith(root)).toBe(true);
       expect(existsSync(join(cliDir, 'gateway.db'))).toBe(true);
       expect(existsSync(fake.state.userData)).toBe(false);
+      await quit();
     } finally {
       process.env.MGW_DATA_DIR = saved.dir;
       if (saved.xdg === undefined) delete process.env.XDG_DATA_HOME;
@@ -207,9 +153,15 @@ describe('data dir', () => {
 });
 
 describe('provider secrets', () => {
-  it('are sealed with safeStorage and never stored in the clear', async () => {
+  async function sealedSettings() {
+    reset();
+    await fake.app.whenReady();
     const Store = (await import('electron-store')).default as unknown as new (o: { defaults: Record<string, unknown> }) => { get(k: string): unknown };
-    const settings = new Store({ defaults: { secrets: {} } });
+    return new Store({ defaults: { secrets: {} } });
+  }
+
+  it('are sealed with safeStorage and never stored in the clear', async () => {
+    const settings = await sealedSettings();
     const secrets = safeStorageSecrets(settings as never);
     secrets.set('openai', 'sk-live-secret');
     expect(JSON.stringify(settings.get('secrets'))).not.toContain('sk-live-secret');
@@ -219,8 +171,7 @@ describe('provider secrets', () => {
   });
 
   it('a key mgw wrote to the shared data dir is used, and the newer of the two wins', async () => {
-    const Store = (await import('electron-store')).default as unknown as new (o: { defaults: Record<string, unknown> }) => { get(k: string): unknown };
-    const settings = new Store({ defaults: { secrets: {} } });
+    const settings = await sealedSettings();
     const dir = mkdtempSync(join(tmpdir(), 'mgw-shell-secrets-'));
     const cli = new FileSecretStore(dir);
     const desktop = new SharedDirSecretStore(safeStorageSecrets(settings as never), new FileSecretStore(dir));
@@ -243,15 +194,14 @@ describe('provider secrets', () => {
     const headless = await createGateway({ dataDir: process.env.MGW_DATA_DIR! });
     await headless.providerConfigs.add({ id: 'cli-up', kind: 'openai', baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'sk-cli-added' });
     await headless.close();
-    await startShell();
-    const handler = fake.state.ipc.get(IPC_CALL_CHANNEL)!;
-    const listed = (await handler({ senderFrame: { url: 'app://studio/index.html' } }, 'providers.list', {})) as { value: { providers: { id: string; key_source: string }[] } };
-    expect(listed.value.providers.find((p) => p.id === 'cli-up')?.key_source).toBe('stored');
+    await launch();
+    const listed = (await call('providers.list', {})).value as { providers: { id: string; key_source: string }[] };
+    expect(listed.providers.find((p) => p.id === 'cli-up')?.key_source).toBe('stored');
   });
 
   it("the shell's own settings are not the data dir's config.json (one folder on macOS)", async () => {
     storeNames.length = 0;
-    await startShell();
+    await launch();
     expect(storeNames).toEqual(['desktop-settings']);
   });
 });
