@@ -3,13 +3,13 @@
 // studio window, settings in electron-store and provider secrets through safeStorage.
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { app, BrowserWindow, ipcMain, net, protocol, safeStorage, session } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, net, protocol, safeStorage, session } from 'electron';
 import Store from 'electron-store';
 import pino from 'pino';
-import { createGateway, startBackgroundWork } from './core/gateway.js';
+import { createGateway, startBackgroundWork, type Gateway } from './core/gateway.js';
 import { loadSettings, resolveDataDir } from './core/config.js';
 import { FileSecretStore, SharedDirSecretStore, type SecretStore } from './core/secret-store.js';
-import { createStudio } from './core/studio/studio.js';
+import { createStudio, type Studio } from './core/studio/studio.js';
 import { startHttpServer, type RunningServer } from './http/server.js';
 import { appVersion } from './project-paths.js';
 import { PRIVILEGED_SCHEMES, registerAppProtocols } from './shell/app-protocols.js';
@@ -42,55 +42,90 @@ export function safeStorageSecrets(settings: Store<ShellSettings>): SecretStore 
   };
 }
 
+/** What the shell has opened so far (a start can fail half-way). */
+interface ShellParts {
+  gateway?: Gateway;
+  studio?: Studio;
+  server?: RunningServer | null;
+  window?: BrowserWindow;
+  stopForwarding?: () => void;
+}
+
 export async function startShell(): Promise<void> {
   if (!app.requestSingleInstanceLock()) {
     app.quit();
     return;
   }
+  // Both before the first await: Electron refuses privileged schemes once it is ready, and a
+  // listener added after an await would miss what happens while the gateway opens.
   protocol.registerSchemesAsPrivileged(PRIVILEGED_SCHEMES);
   app.on('web-contents-created', (_event, contents) => hardenWebContents(contents));
-  await app.whenReady();
-
-  // Not electron-store's default config.json: on macOS its folder (userData) is also the data
-  // dir, whose config.json belongs to the gateway.
-  const settings = new Store<ShellSettings>({ name: 'desktop-settings', defaults: { host: '127.0.0.1', port: 8787, allowedHosts: [], secrets: {} } });
   const logger = pino({ level: process.env.MGW_LOG_LEVEL ?? 'info' });
-  // The same data dir as `mgw` (MGW_DATA_DIR, else the platform's app-data folder), not Electron's
-  // userData: keys, balances and models made with the CLI are the desktop app's own.
-  const dataDir = resolveDataDir();
-  // Limits live in the data dir's config.json, shared with mgw serve and the CLI.
-  const secrets = new SharedDirSecretStore(safeStorageSecrets(settings), new FileSecretStore(dataDir));
-  const gateway = await createGateway({ dataDir, logger, secrets, limits: loadSettings(dataDir).limits });
-  await startBackgroundWork(gateway);
-  let server: RunningServer | null = null;
-  const studio = await createStudio(gateway, { version: appVersion(), apiBaseUrl: () => server?.baseUrl ?? null });
-  server = await startHttpServer(gateway, { host: settings.get('host'), port: settings.get('port'), allowedHosts: settings.get('allowedHosts') }).catch(
-    (error: Error) => {
-      // The studio still works over IPC when the port is taken; local apps just cannot connect.
-      logger.error({ err: error }, 'the HTTP door could not start');
-      return null;
-    },
-  );
+  const parts: ShellParts = {};
 
-  hardenSession(session.defaultSession);
-  registerAppProtocols(protocol, net, studio);
-  installIpcBridge(ipcMain, studio, logger);
-
-  const window = new BrowserWindow(mainWindowOptions(PRELOAD));
-  const stopForwarding = forwardEvents(studio, window.webContents);
-  window.once('ready-to-show', () => window.show());
-  await window.loadURL(STUDIO_INDEX_URL);
-
+  let stopped: Promise<void> | null = null;
+  const stop = () => (stopped ??= closeParts(parts, logger));
   app.on('second-instance', () => {
+    const { window } = parts;
+    if (!window || window.isDestroyed()) return;
     if (window.isMinimized()) window.restore();
+    window.show();
     window.focus();
   });
   app.on('window-all-closed', () => app.quit());
-  app.on('before-quit', () => {
-    stopForwarding();
-    studio.dispose();
-    void server?.close().then(() => gateway.close());
+  // Electron ends the process right after will-quit unless it is cancelled: the gateway's close
+  // is async (the HTTP door drains, usage and activity batches are written, the database closed),
+  // so the quit waits for it, then exits.
+  app.on('will-quit', (event) => {
+    event.preventDefault();
+    void stop().finally(() => app.exit(0));
   });
+
+  try {
+    await app.whenReady();
+    // Not electron-store's default config.json: on macOS its folder (userData) is also the data
+    // dir, whose config.json belongs to the gateway.
+    const settings = new Store<ShellSettings>({ name: 'desktop-settings', defaults: { host: '127.0.0.1', port: 8787, allowedHosts: [], secrets: {} } });
+    // The same data dir as `mgw` (MGW_DATA_DIR, else the platform's app-data folder), not Electron's
+    // userData: keys, balances and models made with the CLI are the desktop app's own.
+    const dataDir = resolveDataDir();
+    // Limits live in the data dir's config.json, shared with mgw serve and the CLI.
+    const secrets = new SharedDirSecretStore(safeStorageSecrets(settings), new FileSecretStore(dataDir));
+    const gateway = (parts.gateway = await createGateway({ dataDir, logger, secrets, limits: loadSettings(dataDir).limits }));
+    await startBackgroundWork(gateway);
+    const studio = (parts.studio = await createStudio(gateway, { version: appVersion(), apiBaseUrl: () => parts.server?.baseUrl ?? null }));
+    parts.server = await startHttpServer(gateway, { host: settings.get('host'), port: settings.get('port'), allowedHosts: settings.get('allowedHosts') }).catch(
+      (error: Error) => {
+        // The studio still works over IPC when the port is taken; local apps just cannot connect.
+        logger.error({ err: error }, 'the HTTP door could not start');
+        return null;
+      },
+    );
+
+    hardenSession(session.defaultSession);
+    registerAppProtocols(protocol, net, studio);
+    installIpcBridge(ipcMain, studio, logger);
+
+    const window = (parts.window = new BrowserWindow(mainWindowOptions(PRELOAD)));
+    parts.stopForwarding = forwardEvents(studio, window.webContents);
+    window.once('ready-to-show', () => window.show());
+    await window.loadURL(STUDIO_INDEX_URL);
+  } catch (error) {
+    // Left running, a failed start would be a process with no window that holds the
+    // single-instance lock, so every later launch would quit at once: say why, and end.
+    logger.error({ err: error }, 'the desktop app could not start');
+    dialog.showErrorBox('Media Gateway Studio could not start', error instanceof Error ? error.message : String(error));
+    await stop();
+    app.exit(1);
+  }
+}
+
+/** Everything the shell opened, in reverse order; a part that fails to close is logged, not thrown. */
+async function closeParts(parts: ShellParts, logger: pino.Logger): Promise<void> {
+  parts.stopForwarding?.();
+  parts.studio?.dispose();
+  await parts.server?.close().catch((error: unknown) => logger.error({ err: error }, 'closing the HTTP door failed'));
+  await parts.gateway?.close().catch((error: unknown) => logger.error({ err: error }, 'closing the gateway failed'));
 }
 
 // Electron runs this file as its main script; tests import the pieces above with electron mocked.

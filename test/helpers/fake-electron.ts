@@ -53,6 +53,10 @@ function newState() {
     permissionRequest: null as Handler | null,
     permissionCheck: null as Handler | null,
     errorBoxes: [] as { title: string; content: string }[],
+    /** When set, loadURL rejects with it, as a page that fails to load (did-fail-load) does. */
+    loadError: null as string | null,
+    /** Runs at the moment the process would end, to see what was done by then (nothing after is). */
+    onExit: null as (() => void) | null,
     /** Set when the process would end: by app.exit(code), or 0 when a quit ran to its end. */
     exitCode: null as number | null,
     userData: '/nonexistent',
@@ -99,6 +103,7 @@ class FakeApp extends EventEmitter {
     if (fake.state.exitCode !== null) return;
     for (const window of [...fake.state.windows]) window.destroy();
     fake.state.exitCode = code;
+    fake.state.onExit?.();
     this.onExit(code);
   }
   /** Resolves with the exit code once the process would have ended. */
@@ -123,6 +128,7 @@ export class FakeBrowserWindow extends EventEmitter {
   /** Fetches the page through the registered protocol; rejects as did-fail-load would. */
   async loadURL(url: string): Promise<void> {
     this.url = url;
+    if (fake.state.loadError) throw new Error(`${fake.state.loadError} loading '${url}'`);
     const handler = fake.state.protocols.get(new URL(url).protocol.slice(0, -1));
     if (!handler) throw new Error(`ERR_UNKNOWN_URL_SCHEME (-302) loading '${url}'`);
     const response = await handler(new Request(url));

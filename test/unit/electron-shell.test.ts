@@ -3,9 +3,11 @@
 // and `electron-store` by a map: window hardening, the IPC bridge and its sender check, the
 // protocols and CSP, single-instance behaviour, and safeStorage secrets. Each test launches the
 // shell in a new fake process and quits it.
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Libsql from 'libsql';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { IPC_CALL_CHANNEL, IPC_EVENT_CHANNEL } from '../../shared/studio-contract.js';
 import { fake, reset, type FakeBrowserWindow } from '../helpers/fake-electron.js';
@@ -15,12 +17,14 @@ vi.mock('electron', async () => {
   return { ...electron, default: electron };
 });
 const storeNames = vi.hoisted(() => [] as string[]);
+/** Settings the next shell reads from its electron-store (port 0 unless a test says otherwise). */
+const storeOverrides = vi.hoisted(() => ({}) as Record<string, unknown>);
 vi.mock('electron-store', () => ({
   default: class {
     private data: Record<string, unknown>;
     constructor(options: { name?: string; defaults: Record<string, unknown> }) {
       storeNames.push(options.name ?? 'config');
-      this.data = { ...options.defaults, port: 0 };
+      this.data = { ...options.defaults, port: 0, ...storeOverrides };
     }
     get(key: string) {
       return this.data[key];
@@ -61,7 +65,28 @@ async function quit(): Promise<number> {
 
 afterEach(async () => {
   if (fake.state.exitCode === null) await quit();
+  for (const key of Object.keys(storeOverrides)) delete storeOverrides[key];
 });
+
+/** Activity entries written to the data dir's database (read synchronously, so at any moment). */
+function storedActivity(): number {
+  const db = new Libsql(join(process.env.MGW_DATA_DIR!, 'gateway.db'), { readonly: true });
+  try {
+    return (db.prepare('select count(*) as n from request_log').get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
+}
+
+/** Quits, and answers the exit code with what was written and served when the process ended. */
+async function quitAndLook(apiBaseUrl: string | null): Promise<{ code: number; activity: number }> {
+  let activity = -1;
+  fake.state.onExit = () => (activity = storedActivity());
+  const code = await quit();
+  // Nothing of the old process may answer after it ended.
+  if (apiBaseUrl) await expect(fetch(`${apiBaseUrl}/models`)).rejects.toThrow();
+  return { code, activity };
+}
 
 describe('single instance', () => {
   it('a second instance quits without opening a window', async () => {
@@ -124,6 +149,72 @@ describe('the running shell', () => {
     await call('billing.topUp', { usd: '1' });
     await new Promise((r) => setTimeout(r, 20));
     expect(win.webContents.sent.some(([channel, event]) => channel === IPC_EVENT_CHANNEL && event === 'billing.changed')).toBe(true);
+  });
+});
+
+describe('lifecycle', () => {
+  it('quitting waits for the gateway: the HTTP door is closed and the last activity entry written before the process ends', async () => {
+    await launch();
+    const info = (await call('system.info', {})).value as { api_base_url: string };
+    expect(info.api_base_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
+    const before = storedActivity();
+    expect(await call('images.generate', { model: 'local-image', prompt: 'a lighthouse at dusk' })).toMatchObject({ ok: true });
+    // At once, while the entry is still in the activity log's write batch.
+    expect(await quitAndLook(info.api_base_url)).toEqual({ code: 0, activity: before + 1 });
+  });
+
+  it('with the HTTP door down (its port taken), the studio works and quitting still closes the gateway', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    storeOverrides.port = (taken.address() as { port: number }).port;
+    try {
+      await launch();
+      expect(((await call('system.info', {})).value as { api_base_url: string | null }).api_base_url).toBeNull();
+      const before = storedActivity();
+      expect(await call('images.generate', { model: 'local-image', prompt: 'a harbour in fog' })).toMatchObject({ ok: true });
+      expect(await quitAndLook(null)).toEqual({ code: 0, activity: before + 1 });
+    } finally {
+      taken.close();
+    }
+  });
+
+  it('a start that fails says why and ends the process (it would hold the single-instance lock with no window)', async () => {
+    const saved = process.env.MGW_DATA_DIR;
+    const notADir = join(mkdtempSync(join(tmpdir(), 'mgw-shell-bad-')), 'a-file');
+    writeFileSync(notADir, 'not a directory');
+    process.env.MGW_DATA_DIR = notADir;
+    try {
+      reset();
+      await startShell();
+      expect(await fake.app.whenExited()).toBe(1);
+      expect(fake.state.errorBoxes).toHaveLength(1);
+      expect(fake.state.errorBoxes[0]!.title).toMatch(/could not start/);
+      expect(fake.state.windows).toEqual([]);
+    } finally {
+      process.env.MGW_DATA_DIR = saved;
+    }
+  });
+
+  it('a page that fails to load ends the process too', async () => {
+    reset();
+    fake.state.loadError = 'ERR_FAILED (-2)';
+    await startShell();
+    expect(await fake.app.whenExited()).toBe(1);
+    expect(fake.state.errorBoxes[0]!.content).toMatch(/ERR_FAILED/);
+  });
+
+  it('a second instance brings the window back (restored, shown, focused)', async () => {
+    const win = await launch();
+    win.minimized = true;
+    fake.app.emit('second-instance', {}, ['electron', '.'], '/');
+    expect(win.minimized).toBe(false);
+    expect(win.focused).toBe(1);
+  });
+
+  it('closing the window quits the app, through the same clean shutdown', async () => {
+    const win = await launch();
+    win.destroy();
+    expect(await fake.app.whenExited()).toBe(0);
   });
 });
 
