@@ -78,7 +78,7 @@ export function registerStudioRoutes(app: FastifyInstance, studio: Studio, owner
   app.get<{ Params: { '*': string } }>('/studio/media/*', { onRequest: guard }, async (request, reply) => {
     const file = await studio.mediaFile(request.params['*']);
     if (!file) throw new GatewayError('not_found', 'No such media file.');
-    return sendFileWithRanges(request, reply, file.path, MEDIA_TYPES[extname(file.path)] ?? 'application/octet-stream', file.bytes);
+    return sendFileWithRanges(request, reply, file.path, file.type, file.bytes);
   });
 
   registerStudioPage(app);
@@ -106,9 +106,6 @@ function streamEvents(request: FastifyRequest, reply: FastifyReply, studio: Stud
     streams.delete(res);
   });
 }
-
-/** The media the studio keeps: videos, and gallery images as the engine or the provider made them. */
-const MEDIA_TYPES: Record<string, string> = { '.mp4': 'video/mp4', '.png': 'image/png', '.jpg': 'image/jpeg', '.webp': 'image/webp' };
 
 const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',

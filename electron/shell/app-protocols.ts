@@ -1,11 +1,11 @@
 // Two privileged schemes: app://studio/ serves the built renderer (with the CSP header) and
-// studio-media: serves gallery images and videos (streamed, so <video> can seek).
-import { stat } from 'node:fs/promises';
+// studio-media: serves gallery images and videos (streamed, with byte ranges, so <video> can seek).
 import { join, normalize, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Net, Protocol } from 'electron';
 import type { Studio } from '../core/studio/studio.js';
 import { RENDERER_DIST } from '../project-paths.js';
+import { mediaResponse } from './media-response.js';
 import { ELECTRON_CSP } from './window-options.js';
 
 export const PRIVILEGED_SCHEMES = [
@@ -34,9 +34,6 @@ export function registerAppProtocols(protocol: Protocol, net: Net, studio: Studi
     const path = request.url.replace(/^studio-media:(\/\/media\/)?/, '');
     const file = await studio.mediaFile(decodeURIComponent(path));
     if (!file) return new Response('Not found', { status: 404 });
-    // A video cut short or replaced since it finished is not played as if whole.
-    const info = file.bytes === null ? null : await stat(file.path).catch(() => null);
-    if (info && info.size !== file.bytes) return new Response('The video file is damaged', { status: 503 });
-    return net.fetch(pathToFileURL(file.path).toString(), { headers: request.headers });
+    return mediaResponse(file, request.headers.get('range'));
   });
 }

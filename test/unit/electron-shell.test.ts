@@ -144,6 +144,34 @@ describe('the running shell', () => {
     expect(fake.state.privileged.map((s) => s.scheme)).toEqual(['app', 'studio-media']);
   });
 
+  it('serves studio-media with byte ranges: 206 and Content-Range, as a <video> needs to seek', async () => {
+    await launch();
+    const generated = await call('images.generate', { model: 'local-image', prompt: 'a red kite over hills' });
+    const { media } = (generated.value as { item: { media: string } }).item;
+    const url = `studio-media://media/${media}`;
+    const media_ = fake.state.protocols.get('studio-media')!;
+
+    const whole = await media_(new Request(url));
+    const bytes = new Uint8Array(await whole.arrayBuffer());
+    expect(whole.status).toBe(200);
+    expect(whole.headers.get('content-type')).toBe('image/png');
+    expect(whole.headers.get('accept-ranges')).toBe('bytes');
+    expect(Number(whole.headers.get('content-length'))).toBe(bytes.length);
+
+    const part = await media_(new Request(url, { headers: { range: 'bytes=8-99' } }));
+    expect(part.status).toBe(206);
+    expect(part.headers.get('content-range')).toBe(`bytes 8-99/${bytes.length}`);
+    expect(new Uint8Array(await part.arrayBuffer())).toEqual(bytes.subarray(8, 100));
+
+    const tail = await media_(new Request(url, { headers: { range: `bytes=${bytes.length - 10}-` } }));
+    expect(tail.status).toBe(206);
+    expect(new Uint8Array(await tail.arrayBuffer())).toEqual(bytes.subarray(bytes.length - 10));
+
+    const beyond = await media_(new Request(url, { headers: { range: `bytes=${bytes.length}-` } }));
+    expect(beyond.status).toBe(416);
+    expect(beyond.headers.get('content-range')).toBe(`bytes */${bytes.length}`);
+  });
+
   it('pushes studio events to the window', async () => {
     const win = await launch();
     await call('billing.topUp', { usd: '1' });

@@ -29,7 +29,11 @@ export interface StudioOptions {
 export interface MediaFile {
   path: string;
   bytes: number | null;
+  /** Its Content-Type. */
+  type: string;
 }
+
+const IMAGE_TYPES: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', webp: 'image/webp' };
 
 export interface Studio {
   readonly handlers: StudioHandlers;
@@ -116,16 +120,16 @@ export async function createStudio(gateway: Gateway, options: StudioOptions): Pr
   }
 
   async function mediaFile(path: string): Promise<MediaFile | null> {
-    const gallery = /^gallery\/(img_[a-z0-9]{16}\.(?:png|jpg|webp))$/.exec(path);
+    const gallery = /^gallery\/(img_[a-z0-9]{16}\.(png|jpg|webp))$/.exec(path);
     if (gallery) {
       const file = await gateway.gallery.filePath(gallery[1]!);
-      return file ? { path: file, bytes: null } : null;
+      return file ? { path: file, bytes: null, type: IMAGE_TYPES[gallery[2]!]! } : null;
     }
     const video = /^videos\/(video_[a-z0-9]{20})\.mp4$/.exec(path);
     if (video) {
       const row = await gateway.videoTasks.get(video[1]!);
       if (!row || row.account_id !== owner.accountId || row.status !== 'completed' || !row.output_path) return null;
-      return row.output_path.startsWith(join(gateway.dataDir, 'videos')) ? { path: row.output_path, bytes: row.output_bytes } : null;
+      return row.output_path.startsWith(join(gateway.dataDir, 'videos')) ? { path: row.output_path, bytes: row.output_bytes, type: 'video/mp4' } : null;
     }
     return null;
   }
