@@ -6,13 +6,13 @@ import { IPC_CALL_CHANNEL, IPC_EVENT_CHANNEL, type StudioErrorBody } from '../..
 import { GatewayError, isGatewayError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { Studio } from '../core/studio/studio.js';
-import { STUDIO_ORIGIN } from './window-options.js';
+import { isStudioUrl } from './window-options.js';
 
 export type IpcEnvelope = { ok: true; value: unknown } | ({ ok: false } & StudioErrorBody);
 
 export function isTrustedSender(event: Pick<IpcMainInvokeEvent, 'senderFrame'>): boolean {
-  const url = event.senderFrame?.url ?? '';
-  return url === STUDIO_ORIGIN || url.startsWith(`${STUDIO_ORIGIN}/`);
+  // senderFrame is null once the frame has navigated or been destroyed.
+  return isStudioUrl(event.senderFrame?.url);
 }
 
 export function installIpcBridge(ipcMain: IpcMain, studio: Studio, logger: Logger): void {

@@ -30,6 +30,11 @@ export function mainWindowOptions(preloadPath: string): BrowserWindowConstructor
 export const STUDIO_ORIGIN = 'app://studio';
 export const STUDIO_INDEX_URL = `${STUDIO_ORIGIN}/index.html`;
 
+/** Whether a URL is one of the studio page's own (app://studio/...). */
+export function isStudioUrl(url: string | undefined): boolean {
+  return url === STUDIO_ORIGIN || (url?.startsWith(`${STUDIO_ORIGIN}/`) ?? false);
+}
+
 /** CSP of the Electron studio page: its own files, and media through the studio-media scheme. */
 export const ELECTRON_CSP =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob: studio-media:; media-src 'self' blob: studio-media:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'";

@@ -112,9 +112,32 @@ describe('the running shell', () => {
     win.webContents.emit('will-navigate', { preventDefault: prevented }, 'https://evil.example.com');
     expect(prevented).toHaveBeenCalled();
     expect(win.webContents.openHandler!({ url: 'https://evil.example.com' } as never)).toEqual({ action: 'deny' });
-    const permission = vi.fn();
-    fake.state.permissionRequest!(win.webContents as never, 'media' as never, permission as never, { requestingUrl: 'app://studio/index.html', isMainFrame: true } as never);
-    expect(permission).toHaveBeenCalledWith(false);
+  });
+
+  it('refuses permissions, but copying and full screen to the studio page itself', async () => {
+    const win = await launch();
+    const requested = (permission: string, requestingUrl: string, isMainFrame = true) => {
+      const callback = vi.fn();
+      fake.state.permissionRequest!(win.webContents as never, permission as never, callback as never, { requestingUrl, isMainFrame } as never);
+      expect(callback).toHaveBeenCalledTimes(1);
+      return callback.mock.calls[0]![0] as boolean;
+    };
+    const checked = (permission: string, origin: string, isMainFrame = true) =>
+      fake.state.permissionCheck!(win.webContents as never, permission as never, origin as never, { requestingUrl: `${origin}/index.html`, isMainFrame } as never);
+    // navigator.clipboard.writeText (the copy buttons) and the <video> full-screen button.
+    for (const permission of ['clipboard-sanitized-write', 'fullscreen']) {
+      expect(requested(permission, 'app://studio/index.html'), permission).toBe(true);
+      expect(checked(permission, 'app://studio'), permission).toBe(true);
+      expect(checked(permission, 'app://studio/'), permission).toBe(true);
+      expect(requested(permission, 'app://studio/index.html', false), permission).toBe(false);
+      expect(checked(permission, 'app://studio', false), permission).toBe(false);
+      expect(requested(permission, 'https://evil.example.com/'), permission).toBe(false);
+      expect(checked(permission, 'https://evil.example.com'), permission).toBe(false);
+    }
+    for (const permission of ['media', 'clipboard-read', 'notifications', 'geolocation', 'openExternal', 'display-capture']) {
+      expect(requested(permission, 'app://studio/index.html'), permission).toBe(false);
+      expect(checked(permission, 'app://studio'), permission).toBe(false);
+    }
   });
 
   it('answers studio calls from the studio page only, with an envelope', async () => {
