@@ -42,6 +42,19 @@ export function safeStorageSecrets(settings: Store<ShellSettings>): SecretStore 
   };
 }
 
+/**
+ * Sealed by the OS keychain over the data dir's file. Without a keychain (a Linux desktop with no
+ * secret service: safeStorage's basic_text backend) safeStorage refuses to encrypt, so keys are
+ * kept as mgw keeps them, in <data dir>/secrets.json (mode 0600). Asked after ready: before it,
+ * safeStorage answers "not available" on Linux and Windows.
+ */
+function providerSecrets(settings: Store<ShellSettings>, dataDir: string, logger: pino.Logger): SecretStore {
+  const file = new FileSecretStore(dataDir);
+  if (safeStorage.isEncryptionAvailable()) return new SharedDirSecretStore(safeStorageSecrets(settings), file);
+  logger.warn({ dataDir }, 'no OS keychain for safeStorage: provider keys are kept in the data dir, as mgw keeps them');
+  return file;
+}
+
 /** What the shell has opened so far (a start can fail half-way). */
 interface ShellParts {
   gateway?: Gateway;
@@ -89,8 +102,8 @@ export async function startShell(): Promise<void> {
     // The same data dir as `mgw` (MGW_DATA_DIR, else the platform's app-data folder), not Electron's
     // userData: keys, balances and models made with the CLI are the desktop app's own.
     const dataDir = resolveDataDir();
+    const secrets = providerSecrets(settings, dataDir, logger);
     // Limits live in the data dir's config.json, shared with mgw serve and the CLI.
-    const secrets = new SharedDirSecretStore(safeStorageSecrets(settings), new FileSecretStore(dataDir));
     const gateway = (parts.gateway = await createGateway({ dataDir, logger, secrets, limits: loadSettings(dataDir).limits }));
     await startBackgroundWork(gateway);
     const studio = (parts.studio = await createStudio(gateway, { version: appVersion(), apiBaseUrl: () => parts.server?.baseUrl ?? null }));

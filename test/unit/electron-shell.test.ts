@@ -3,7 +3,7 @@
 // and `electron-store` by a map: window hardening, the IPC bridge and its sender check, the
 // protocols and CSP, single-instance behaviour, and safeStorage secrets. Each test launches the
 // shell in a new fake process and quits it.
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -339,6 +339,18 @@ describe('provider secrets', () => {
     await launch();
     const listed = (await call('providers.list', {})).value as { providers: { id: string; key_source: string }[] };
     expect(listed.providers.find((p) => p.id === 'cli-up')?.key_source).toBe('stored');
+  });
+
+  it('with no OS keychain (safeStorage cannot encrypt), a key is kept in the data dir as mgw keeps it', async () => {
+    reset();
+    fake.state.encryptionAvailable = false;
+    await startShell();
+    const added = await call('providers.add', { id: 'no-keychain', kind: 'openai', base_url: 'http://127.0.0.1:9/v1', api_key: 'sk-no-keychain' });
+    expect(added).toMatchObject({ ok: true, value: { provider: { id: 'no-keychain', key_source: 'stored' } } });
+    const file = join(process.env.MGW_DATA_DIR!, 'secrets.json');
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ 'provider:no-keychain': 'sk-no-keychain' });
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    await call('providers.remove', { id: 'no-keychain' });
   });
 
   it("the shell's own settings are not the data dir's config.json (one folder on macOS)", async () => {
