@@ -25,7 +25,10 @@ export function registerAppProtocols(protocol: Protocol, net: Net, studio: Studi
   protocol.handle('app', async (request) => {
     const file = rendererFile(request.url);
     if (!file) return new Response('Not found', { status: 404 });
-    const response = await net.fetch(pathToFileURL(file).toString());
+    // net.fetch rejects for a file that is not there, and a rejected handler is a failed load
+    // (logged by Electron as an error) rather than an answer the page can see.
+    const response = await net.fetch(pathToFileURL(file).toString()).catch(() => null);
+    if (!response) return new Response('Not found', { status: 404 });
     const headers = new Headers(response.headers);
     headers.set('content-security-policy', ELECTRON_CSP);
     return new Response(response.body, { status: response.status, headers });

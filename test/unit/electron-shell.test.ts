@@ -158,6 +158,7 @@ describe('the running shell', () => {
     const response = await fake.state.protocols.get('app')!(new Request('app://studio/index.html'));
     expect(response.headers.get('content-security-policy')).toMatch(/default-src 'self'; script-src 'self'/);
     expect(response.headers.get('content-type')).toMatch(/^text\/html/);
+    expect((await fake.state.protocols.get('app')!(new Request('app://studio/assets/no-such-file.js'))).status).toBe(404);
     expect(rendererFile('app://studio/..%2F..%2Fpackage.json')).toBeNull();
     // Dot segments are resolved by the URL parser itself, so they stay inside the build.
     expect(rendererFile('app://studio/%2e%2e/%2e%2e/package.json')).toMatch(/dist[\\/]renderer[\\/]package\.json$/);
