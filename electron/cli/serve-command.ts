@@ -22,7 +22,12 @@ export async function serveCommand(argv: string[], dataDir: string): Promise<voi
   );
 
   const gateway = await createGateway({ dataDir, logger, limits: settings.limits });
-  await startBackgroundWork(gateway);
+  try {
+    await startBackgroundWork(gateway);
+  } catch (error) {
+    await gateway.close(); // a refused claim (the data dir is served already) leaves nothing open
+    throw error;
+  }
   let apiBaseUrl: string | null = null;
   const studio = await createStudio(gateway, { version: appVersion(), apiBaseUrl: () => apiBaseUrl });
   const ownerToken = loadStudioToken(dataDir);

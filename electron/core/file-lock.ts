@@ -26,21 +26,40 @@ export function withFileLock<T>(lockPath: string, fn: () => T, options: FileLock
   }
 }
 
+/**
+ * Takes `lockPath` for as long as the caller keeps it (a serving process's claim on its data
+ * dir), or answers what the holder wrote. Only a holder that is gone loses it: no age limit.
+ */
+export function holdFileLock(lockPath: string, note: string): { release: () => void } | { heldBy: string } {
+  const token = `${process.pid} ${randomBytes(8).toString('hex')} ${note}`;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    if (create(lockPath, token)) return { release: () => releaseIfOurs(lockPath, token) };
+    breakIfStale(lockPath, Number.POSITIVE_INFINITY);
+  }
+  return { heldBy: readText(lockPath) ?? '' };
+}
+
+/** Creates the lock file holding `token`; false when it exists. */
+function create(lockPath: string, token: string): boolean {
+  try {
+    const fd = openSync(lockPath, 'wx', 0o600);
+    try {
+      writeSync(fd, token);
+    } finally {
+      closeSync(fd);
+    }
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    return false;
+  }
+}
+
 function acquire(lockPath: string, timeoutMs: number, staleMs: number): () => void {
   const token = `${process.pid} ${randomBytes(8).toString('hex')}`;
   const deadline = Date.now() + timeoutMs;
   for (let attempt = 0; ; attempt++) {
-    try {
-      const fd = openSync(lockPath, 'wx', 0o600);
-      try {
-        writeSync(fd, token);
-      } finally {
-        closeSync(fd);
-      }
-      return () => releaseIfOurs(lockPath, token);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
+    if (create(lockPath, token)) return () => releaseIfOurs(lockPath, token);
     breakIfStale(lockPath, staleMs);
     if (Date.now() >= deadline) {
       throw new GatewayError('storage_unavailable', `The gateway's storage is unavailable: ${lockPath} is held by another process.`);

@@ -18,6 +18,7 @@ import { ProviderConfigs } from './providers/provider-configs.js';
 import { ProviderRegistry } from './providers/registry.js';
 import type { UpstreamTimeouts } from './providers/upstream/upstream-client.js';
 import { FileSecretStore, type SecretStore } from './secret-store.js';
+import { DataDirLock } from './store/data-dir-lock.js';
 import { openStore, type Store } from './store/database.js';
 import { VideoFiles } from './videos/reference-store.js';
 import { VideoScheduler, type SchedulerOptions } from './videos/video-scheduler.js';
@@ -55,11 +56,14 @@ export interface Gateway {
   readonly scheduler: VideoScheduler;
   readonly gallery: GalleryStore;
   readonly activity: ActivityLog;
+  /** Taken by startBackgroundWork: one serving process per data dir. */
+  readonly dataDirLock: DataDirLock;
   close(): Promise<void>;
 }
 
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const clock = options.clock ?? systemClock;
+  const dataDirLock = new DataDirLock(options.dataDir);
   const logger = options.logger ?? silentLogger;
   const store = await openStore(options.dataDir);
   const catalog = new CatalogService(store, clock);
@@ -107,6 +111,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     scheduler,
     gallery,
     activity,
+    dataDirLock,
     async close() {
       await scheduler.stop();
       await activity.close();
@@ -114,6 +119,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       await local.shutdown();
       await providers.close();
       await store.close();
+      dataDirLock.unclaim();
     },
   };
 }
@@ -122,7 +128,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
  * Server start only (the CLI opens the same database without taking over its work): image holds
  * belong to synchronous requests, so any left active are from a crash; video tasks resume.
  */
-export async function startBackgroundWork(gateway: Gateway): Promise<void> {
+export async function startBackgroundWork(gateway: Gateway, holder = 'mgw serve'): Promise<void> {
+  gateway.dataDirLock.claim(holder);
   const released = await gateway.billing.releaseOrphans('image');
   if (released > 0) gateway.logger.warn({ released }, 'released image holds left by an interrupted run');
   gateway.scheduler.start();

@@ -2,7 +2,7 @@ import { rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/gateway.js';
-import { mgw, serve, type Served } from '../helpers/cli.js';
+import { mgw, mgwAsync, serve, type Served } from '../helpers/cli.js';
 import { errorOf, postJson, request } from '../helpers/http.js';
 
 let dataDir: string;
@@ -18,6 +18,16 @@ afterAll(async () => {
 });
 
 const run = (...args: string[]) => mgw([...args, '--data-dir', dataDir]);
+
+describe('one server per data dir', () => {
+  it('a second mgw serve on the same data dir is refused, naming who serves it; the other commands still work', async () => {
+    const second = await mgwAsync(['serve', '--port', '0', '--data-dir', dataDir]);
+    expect(second.status).toBe(1);
+    expect(second.stderr).toContain(`is already served by mgw serve (pid ${server.child.pid})`);
+    expect(second.stdout).not.toContain('listening');
+    expect(run('keys', 'list').status).toBe(0);
+  }, 30_000);
+});
 
 describe('mgw keys and balance', () => {
   it('creates a key (token shown once), lists it without the token, and the running server accepts it at once', async () => {
