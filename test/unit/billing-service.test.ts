@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../../electron/core/gateway.js';
 import { tempDir, USD } from '../helpers/gateway.js';
+import type { RequestHold } from '../../electron/core/billing/billing-service.js';
 import { rmSync } from 'node:fs';
 
 let gateway: Gateway;
@@ -121,6 +122,20 @@ describe('billing holds', () => {
 
     expect(await gateway.store.db.selectFrom('holds').select('id').execute()).toEqual([]);
     expect((await ledgerRows()).map((r) => [r.kind, r.amount_nano, r.balance_delta_nano, r.hold_id, r.ref])).toEqual([['consume', 6 * USD, -6 * USD, null, 'm']]);
+    await invariants(key.account_id);
+  });
+
+  it('request holds started together are each checked and counted in one step: together they never hold more than is available', async () => {
+    // The billing model's minimal case: three images at once against $0.01 all passed the check
+    // before any was counted, and the one that fitted was then refused at its charge.
+    const { key } = await gateway.keys.create({ access: 'balance', balanceNano: 10_000_000 });
+    const results = await Promise.allSettled([257_000, 2_305_000, 10_000_000].map((nano) => gateway.billing.reserveRequest(key.account_id, nano, 'image', 'm')));
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected']);
+    expect(await gateway.billing.view(key.account_id)).toMatchObject({ holds_usd: '0.00256200', available_usd: '0.00743800' });
+    const [cheap, dear] = results.map((r) => (r as PromiseFulfilledResult<RequestHold>).value);
+    expect(await gateway.billing.consumeRequest(cheap!, 257_000)).toBe(257_000);
+    expect(await gateway.billing.consumeRequest(dear!, 2_305_000)).toBe(2_305_000);
+    expect(await gateway.billing.view(key.account_id)).toMatchObject({ balance_usd: '0.00743800', available_usd: '0.00743800' });
     await invariants(key.account_id);
   });
 

@@ -123,9 +123,13 @@ export class BillingService {
    * with 402 like reserve(). Its charge is the one write (see request-holds.ts).
    */
   async reserveRequest(accountId: string, amountNano: number, purpose: string, ref: string | null): Promise<RequestHold> {
-    await this.store.readSync(() => this.moves.checkAvailable(accountId, amountNano));
     const hold: RequestHold = { holdId: newId('hold', 16), accountId, amountNano, purpose, ref, createdAt: this.clock.now() };
-    this.requestHolds.add(hold);
+    // Checked and added in one synchronous step: with an await between them, concurrent requests
+    // all passed the check before any was counted, together holding more than was available.
+    await this.store.readSync(() => {
+      this.moves.checkAvailable(accountId, amountNano);
+      this.requestHolds.add(hold);
+    });
     this.changed(accountId);
     return hold;
   }
