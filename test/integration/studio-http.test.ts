@@ -253,6 +253,14 @@ describe('studio methods over HTTP', () => {
     expect(errorOf(huge).message).toBe('usd must be at most 9007199.254740991 USD in one entry (amounts are exact to the nano-dollar); add more in several entries.');
   });
 
+  it('keys.update with nothing to change is 400 invalid_request (it was a 500 from an empty SQL update)', async () => {
+    const created = await call<{ key: { id: string } }>('keys.create', { access: 'pro', allowance_usd: '1' });
+    const empty = await call('keys.update', { id: created.body.key.id });
+    expect(empty.status).toBe(400);
+    expect(errorOf(empty)).toMatchObject({ code: 'invalid_request', message: 'Nothing to change: give a new access type, a new allowance, or both.' });
+    expect((await call<{ key: { access: string } }>('keys.update', { id: created.body.key.id, access: 'balance' })).body.key.access).toBe('balance');
+  });
+
   it('keys.create returns the token once and it works on /v1; activity shows the request', async () => {
     const created = await call<{ key: { id: string }; token: string }>('keys.create', { access: 'balance', balance_usd: '1', label: 'from studio' });
     expect(created.status).toBe(200);

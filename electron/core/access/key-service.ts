@@ -99,6 +99,9 @@ export class KeyService {
     if (changes.access !== undefined && !ACCESS_TYPES.includes(changes.access)) {
       throw new GatewayError('invalid_request', `Unknown access type ${String(changes.access)}.`, 'access');
     }
+    if (changes.access === undefined && changes.allowanceNano === undefined) {
+      throw new GatewayError('invalid_request', 'Nothing to change: give a new access type, a new allowance, or both.');
+    }
     await this.store.db
       .updateTable('accounts')
       .set({
