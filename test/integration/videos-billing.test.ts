@@ -222,3 +222,30 @@ describe('concurrency', () => {
     await checkInvariants(key.accountId);
   });
 });
+
+describe('an access or allowance change while a video hold is active', () => {
+  it('is refused when the hold would be left uncovered (a pro key moved to balance access read available -$0.40 and its video completed for $0.00); one the balance covers goes through and the video is charged in full', async () => {
+    // The billing model's minimal case: a pro key paying from its allowance, a video, then keys update --access.
+    const key = await t.key('pro', { allowanceNano: USD });
+    const task = (await postJson(url(), body('video-partner'), key.token)).body as VideoTask;
+    const view = () => t.gateway.billing.view(key.accountId);
+    for (const changes of [{ access: 'balance' }, { access: 'free' }, { allowanceNano: 0.3 * USD }] as const) {
+      const refused = t.gateway.keys.update(key.id, changes);
+      await expect(refused).rejects.toMatchObject({ code: 'invalid_request', status: 400, param: 'access' in changes ? 'access' : 'allowance_usd' });
+      await expect(refused).rejects.toThrow(/\$0\.40000000 held .* top it up by \$0\.(40|10)000000/);
+    }
+    expect(await view()).toMatchObject({ access: 'pro', holds_usd: '0.40000000', available_usd: '0.60000000' });
+    // Lowering the allowance to what the hold needs is fine.
+    await t.gateway.keys.update(key.id, { allowanceNano: 0.4 * USD });
+    expect((await view()).available_usd).toBe('0.00000000');
+
+    await t.gateway.billing.topUp(key.accountId, 0.4 * USD);
+    await t.gateway.keys.update(key.id, { access: 'balance' });
+    expect(await view()).toMatchObject({ access: 'balance', balance_usd: '0.40000000', allowance_remaining_usd: '0.00000000', available_usd: '0.00000000' });
+    await t.gateway.scheduler.tick();
+    const done = (await request(`${url()}/${task.id}`, { headers: { authorization: `Bearer ${key.token}` } })).body as VideoTask;
+    expect(done).toMatchObject({ status: 'completed', cost_usd: '0.40000000' });
+    expect(await view()).toMatchObject({ balance_usd: '0.00000000', holds_usd: '0.00000000', available_usd: '0.00000000' });
+    await checkInvariants(key.accountId);
+  });
+});

@@ -93,7 +93,7 @@ export class KeyService {
     return { key: await this.get(id), token };
   }
 
-  /** The owner changes a key's access type and/or its allowance per period. */
+  /** The owner changes a key's access type and/or its allowance per period (billing refuses one its holds cannot survive). */
   async update(id: string, changes: { access?: AccessType; allowanceNano?: number }): Promise<KeyInfo> {
     const key = await this.get(id);
     if (changes.access !== undefined && !ACCESS_TYPES.includes(changes.access)) {
@@ -102,14 +102,7 @@ export class KeyService {
     if (changes.access === undefined && changes.allowanceNano === undefined) {
       throw new GatewayError('invalid_request', 'Nothing to change: give a new access type, a new allowance, or both.');
     }
-    await this.store.db
-      .updateTable('accounts')
-      .set({
-        ...(changes.access !== undefined ? { access_type: changes.access } : {}),
-        ...(changes.allowanceNano !== undefined ? { allowance_nano: changes.allowanceNano } : {}),
-      })
-      .where('id', '=', key.account_id)
-      .execute();
+    await this.billing.changeTerms(key.account_id, changes);
     this.forgetVerified();
     return this.get(id);
   }

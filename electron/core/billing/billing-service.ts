@@ -97,6 +97,12 @@ export class BillingService {
     this.changed(accountId);
   }
 
+  /** A key's new access type and/or allowance; 400 when its active holds would be left uncovered (see HoldLedger). */
+  async changeTerms(accountId: string, changes: { access?: AccessType; allowanceNano?: number }): Promise<void> {
+    await this.store.txSync(() => this.moves.changeTerms(accountId, changes));
+    this.changed(accountId);
+  }
+
   async view(accountId: string): Promise<BalanceView> {
     // Through the money path, so an allowance period that ended shows as renewed.
     const a = await this.store.txSync(() => this.moves.getAccount(accountId));

@@ -33,6 +33,7 @@ export class HoldLedger {
   private readonly insertLedger;
 
   private readonly resetPeriod;
+  private readonly setTerms;
 
   constructor(
     private readonly raw: RawDb,
@@ -47,6 +48,7 @@ export class HoldLedger {
       .prepare('select id, access_type, balance_nano, allowance_nano, allowance_used_nano, held_nano, period_started_at, created_at from accounts where id = ?')
       .raw(true);
     this.resetPeriod = raw.prepare('update accounts set allowance_used_nano = 0, period_started_at = ? where id = ?');
+    this.setTerms = raw.prepare('update accounts set access_type = ?, allowance_nano = ? where id = ?');
     this.holdById = raw.prepare("select * from holds where id = ? and status = 'active'");
     this.insertHold = raw.prepare(
       "insert into holds (id, account_id, amount_nano, status, purpose, ref, charged_nano, created_at, settled_at) values (?, ?, ?, 'active', ?, ?, 0, ?, null)",
@@ -81,6 +83,31 @@ export class HoldLedger {
   topUp(accountId: string, amountNano: number, ref: string): void {
     this.addBalance.run(amountNano, accountId);
     this.ledger(accountId, 'top_up', amountNano, amountNano, 0, null, ref);
+  }
+
+  /**
+   * Changes what an account pays with (its access type, its allowance per period). A change that
+   * would leave its active holds uncovered is refused: those holds were reserved against the
+   * money it had, and a video that completes is charged its full hold, never less.
+   */
+  changeTerms(accountId: string, changes: { access?: string; allowanceNano?: number }): void {
+    const before = this.getAccount(accountId);
+    const after: AccountRow = {
+      ...before,
+      access_type: changes.access ?? before.access_type,
+      allowance_nano: changes.allowanceNano ?? before.allowance_nano,
+    };
+    const inFlight = this.inFlight(accountId);
+    const left = availableNano(after) - inFlight;
+    if (left < 0 && left < availableNano(before) - inFlight) {
+      const held = after.held_nano + inFlight;
+      throw new GatewayError(
+        'invalid_request',
+        `This key has $${formatUsd(held)} held by requests still running, and with ${after.access_type} access and this allowance its money would cover only $${formatUsd(held + left)} of it: top it up by $${formatUsd(-left)}, or let those requests end (or cancel its videos), then change it.`,
+        changes.access !== undefined ? 'access' : 'allowance_usd',
+      );
+    }
+    this.setTerms.run(after.access_type, after.allowance_nano, accountId);
   }
 
   /** Refuses with 402 unless `amountNano` is available (stored availability less request holds). */
