@@ -24,3 +24,10 @@ export async function makeImage(width: number, height: number, format: 'png' | '
     .toFormat(format)
     .toBuffer();
 }
+
+/** A PNG stored without compression: its file is about width x height x 3 bytes, whatever the picture. */
+export function uncompressedPng(width: number, height: number): Promise<Buffer> {
+  return sharp({ create: { width, height, channels: 3, background: { r: 90, g: 140, b: 60 } } })
+    .png({ compressionLevel: 0 })
+    .toBuffer();
+}

@@ -1,10 +1,10 @@
 // A form refused at one of its parts (a mask file, a file too many) is answered before its body
 // has all arrived. The rest must still be read, or the keep-alive connection stalls and the
 // client's next request on it never gets an answer (the OpenAI SDKs reuse connections).
-import sharp from 'sharp';
 import { Agent, FormData as UndiciFormData, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, USD, type TestGateway } from '../helpers/gateway.js';
+import { uncompressedPng } from '../helpers/images.js';
 
 let t: TestGateway;
 let token: string;
@@ -14,9 +14,7 @@ const oneConnection = new Agent({ connections: 1, pipelining: 1 });
 beforeAll(async () => {
   t = await startTestGateway();
   token = (await t.key('balance', { balanceNano: 10 * USD })).token;
-  reference = await sharp({ create: { width: 320, height: 320, channels: 3, background: { r: 90, g: 140, b: 60 } } })
-    .png({ compressionLevel: 0 })
-    .toBuffer();
+  reference = await uncompressedPng(320, 320); // ~300 KB on the wire and in memory
 }, 60_000);
 
 afterAll(async () => {

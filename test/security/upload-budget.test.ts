@@ -2,10 +2,10 @@
 // refused with 429 and Retry-After, a slow upload holds its share only while it lasts (given back
 // when its client leaves), and a form that was read gives its bytes back.
 import { connect, type Socket } from 'node:net';
-import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpServer, type RunningServer } from '../../electron/http/server.js';
 import { startTestGateway, USD, type TestGateway } from '../helpers/gateway.js';
+import { uncompressedPng } from '../helpers/images.js';
 import { errorOf, postForm, type RawResponse } from '../helpers/http.js';
 import { waitFor } from '../helpers/stub-video-provider.js';
 
@@ -19,10 +19,7 @@ beforeAll(async () => {
   t = await startTestGateway();
   server = await startHttpServer(t.gateway, { host: '127.0.0.1', port: 0, uploadBudgetBytes: BUDGET });
   token = (await t.key('balance', { balanceNano: 10 * USD })).token;
-  // Uncompressed, so the file really is ~300 KB on the wire and in memory.
-  reference = await sharp({ create: { width: 320, height: 320, channels: 3, background: { r: 90, g: 140, b: 60 } } })
-    .png({ compressionLevel: 0 })
-    .toBuffer();
+  reference = await uncompressedPng(320, 320); // ~300 KB on the wire and in memory
 }, 60_000);
 
 afterAll(async () => {
