@@ -98,6 +98,8 @@ export interface StudioMethods {
     output: { version: string; api_base_url: string | null; data_dir: string; owner_key_id: string };
   };
   'catalog.list': { input: Record<string, never>; output: { models: CatalogModel[] } };
+  /** Removes a model from the catalog, as `mgw models remove` does. */
+  'catalog.remove': { input: { id: string }; output: { removed: true } };
   'images.generate': {
     input: { model: string; prompt: string; size?: string };
     output: { item: GalleryItem };
@@ -189,6 +191,7 @@ export interface StudioErrorBody {
 export const STUDIO_METHODS: readonly StudioMethod[] = [
   'system.info',
   'catalog.list',
+  'catalog.remove',
   'images.generate',
   'images.edit',
   'gallery.list',

@@ -1,6 +1,6 @@
 // providers.remove and providers.add through the studio's dispatch: remove is refused while
 // catalog models point at the provider, and with remove_models the provider and its models go
-// in one call; add names an empty field in words.
+// in one call; add names an empty field in words; catalog.remove takes one model out.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayError } from '../../electron/core/errors.js';
 import { createStudio, type Studio } from '../../electron/core/studio/studio.js';
@@ -78,5 +78,19 @@ describe('providers.add input', () => {
     }
     const providers = (await studio.dispatch('providers.list', {})) as { providers: { id: string }[] };
     expect(providers.providers.map((p) => p.id)).not.toContain('oddkey');
+  });
+});
+
+describe('catalog.remove', () => {
+  it('takes the model out of the catalog (what GET /v1/models lists) and pushes catalog.changed; an unknown one is not_found', async () => {
+    await addProviderWithModels('gone-soon', ['gpt-image-1']);
+    const events: string[] = [];
+    const off = studio.events.subscribe((event) => events.push(event));
+    expect(await studio.dispatch('catalog.remove', { id: 'gone-soon/gpt-image-1' })).toEqual({ removed: true });
+    off();
+    expect(await catalogIds()).not.toContain('gone-soon/gpt-image-1');
+    expect(events).toContain('catalog.changed');
+    const again = await studio.dispatch('catalog.remove', { id: 'gone-soon/gpt-image-1' }).catch((e: unknown) => e);
+    expect(again).toMatchObject({ code: 'not_found', param: 'model' });
   });
 });

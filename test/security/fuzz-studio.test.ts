@@ -99,6 +99,8 @@ const LIMITS = [1, 20, 200, 0, 201, 1.5, -1, '5'];
 const FIELDS: Record<StudioMethod, Record<string, readonly unknown[]>> = {
   'system.info': {},
   'catalog.list': {},
+  // Never a model the other methods use: the catalog must stay whole for them.
+  'catalog.remove': { id: ['nope', '', '../local-image', 'local-image/..', 'no such model'] },
   'images.generate': { model: ['local-image', 'local-image-pro', 'local-video', 'pro'], prompt: ['a cat', 'x', '  ', 'p'.repeat(32_001)], size: ['256x256', '512x512', '1x1', 'auto'] },
   'images.edit': {
     model: ['local-image', 'local-video'],

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ActivityEntry, GalleryItem } from '../../shared/studio-contract.js';
+import { createCatalogStore } from '../../renderer/src/stores/catalog-store.js';
 import { createImagesStore } from '../../renderer/src/stores/images-store.js';
 import { connectStudioEvents, createStudioStores, loadInitial } from '../../renderer/src/stores/studio-stores.js';
 import { createVideosStore, quoteKey } from '../../renderer/src/stores/videos-store.js';
@@ -337,6 +338,28 @@ describe('event wiring', () => {
     await flush();
     expect(stores.videos.getState().videos[0]?.status).toBe('completed');
     expect(client.countCalls('catalog.list')).toBe(1);
+  });
+});
+
+describe('catalog store', () => {
+  const model = (id: string) => ({ record: { id } as never, provider: 'local' });
+
+  it('removes a model: gone from the list at once; a refusal is kept as "code: message" and the model stays', async () => {
+    const client = createFakeClient();
+    client.handle('catalog.list', () => ({ models: [model('a'), model('b')] }));
+    client.handle('catalog.remove', ({ id }) => {
+      if (id === 'b') throw new StudioError('not_found', 'No model b in the catalog.', 'model', 404);
+      return { removed: true };
+    });
+    const catalog = createCatalogStore(client);
+    await catalog.getState().load();
+    expect(await catalog.getState().remove('a')).toBe(true);
+    expect(catalog.getState().models.map((m) => m.record.id)).toEqual(['b']);
+    expect(await catalog.getState().remove('b')).toBe(false);
+    expect(catalog.getState()).toMatchObject({ removing: null, removeError: 'not_found: No model b in the catalog.' });
+    expect(catalog.getState().models.map((m) => m.record.id)).toEqual(['b']);
+    catalog.getState().clearRemoveError();
+    expect(catalog.getState().removeError).toBeNull();
   });
 });
 

@@ -17,6 +17,7 @@ const RequestType = Type.Union([Type.Literal('text-to-video'), Type.Literal('ima
 export const STUDIO_INPUT_SCHEMAS: { [M in StudioMethod]: TSchema } = {
   'system.info': Empty,
   'catalog.list': Empty,
+  'catalog.remove': Type.Object({ id: Type.String({ minLength: 1, maxLength: 255 }) }, { additionalProperties: false }),
   'images.generate': Type.Object(
     { model: Type.String(), prompt: Type.String(), size: Type.Optional(Type.String()) },
     { additionalProperties: false },

@@ -9,16 +9,24 @@ export interface CatalogState {
   models: CatalogModel[];
   loaded: boolean;
   error: string | null;
+  /** The id being removed, and the last removal's error. */
+  removing: string | null;
+  removeError: string | null;
   load(): Promise<void>;
+  /** Removes a model from the catalog; true when it is gone. */
+  remove(id: string): Promise<boolean>;
+  clearRemoveError(): void;
 }
 
 export type CatalogStore = StoreApi<CatalogState>;
 
 export function createCatalogStore(client: StudioCaller): CatalogStore {
-  return createStore<CatalogState>()((set) => ({
+  return createStore<CatalogState>()((set, get) => ({
     models: [],
     loaded: false,
     error: null,
+    removing: null,
+    removeError: null,
     load: coalesce(async () => {
       try {
         const { models } = await client.call('catalog.list', {});
@@ -27,5 +35,21 @@ export function createCatalogStore(client: StudioCaller): CatalogStore {
         set({ loaded: true, error: formatError(error) });
       }
     }),
+    remove: async (id) => {
+      if (get().removing) return false;
+      set({ removing: id, removeError: null });
+      try {
+        await client.call('catalog.remove', { id });
+        // Gone from the list at once; catalog.changed reloads it as well.
+        set({ models: get().models.filter((m) => m.record.id !== id) });
+        return true;
+      } catch (error) {
+        set({ removeError: formatError(error) });
+        return false;
+      } finally {
+        set({ removing: null });
+      }
+    },
+    clearRemoveError: () => set({ removeError: null }),
   }));
 }

@@ -1,8 +1,10 @@
-// The detail panel of one model: pricing (route prices, minimum), limits, capabilities, sizes.
+// The detail panel of one model: pricing (route prices, minimum), limits, capabilities, sizes,
+// and removing it from the catalog.
 import type { ReactNode } from 'react';
 import type { CatalogModel } from '../../../shared/studio-contract';
 import { formatBytes } from '../lib/format';
 import { usd } from './model-price';
+import { ModelRemove } from './model-remove';
 
 function Row({ label, children }: { label: string; children: ReactNode }) {
   return (
@@ -103,6 +105,7 @@ export function ModelDetail({ model }: { model: CatalogModel }) {
           {chips(c.supported_seconds, ' s')}
         </>
       ) : null}
+      <ModelRemove key={r.id} id={r.id} />
     </aside>
   );
 }

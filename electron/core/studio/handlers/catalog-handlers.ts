@@ -1,6 +1,6 @@
 import type { StudioContext, StudioHandlers } from '../studio-context.js';
 
-export function catalogHandlers(ctx: StudioContext): Pick<StudioHandlers, 'system.info' | 'catalog.list'> {
+export function catalogHandlers(ctx: StudioContext): Pick<StudioHandlers, 'system.info' | 'catalog.list' | 'catalog.remove'> {
   return {
     'system.info': async () => ({
       version: ctx.version,
@@ -11,5 +11,10 @@ export function catalogHandlers(ctx: StudioContext): Pick<StudioHandlers, 'syste
     'catalog.list': async () => ({
       models: (await ctx.gateway.catalog.entries()).map((entry) => ({ record: entry.record, provider: entry.providerId })),
     }),
+    // catalog.changed follows from the catalog's own change event.
+    'catalog.remove': async ({ id }) => {
+      await ctx.gateway.catalog.remove(id);
+      return { removed: true };
+    },
   };
 }
