@@ -41,5 +41,13 @@ child.on('error', (error) => {
   process.stderr.write(`mgw: could not start ${child.spawnfile}: ${error.message}\n`);
   process.exit(1);
 });
-for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
-child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+// A stop asked for (Ctrl+C, SIGTERM) is passed on; the child ending of it is a clean stop, as
+// `mgw serve` itself exits 0 on those signals (whichever of the two the signal reaches first).
+let forwarded = null;
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    forwarded = signal;
+    child.kill(signal);
+  });
+}
+child.on('exit', (code, signal) => process.exit(code ?? (signal && signal !== forwarded ? 1 : 0)));

@@ -41,8 +41,6 @@ export async function serveCommand(argv: string[], dataDir: string): Promise<voi
     studio: { studio, ownerToken },
   });
   apiBaseUrl = server.baseUrl;
-  process.stdout.write(`mgw: listening on ${server.baseUrl} (data dir ${dataDir})\n`);
-  process.stdout.write(`mgw: studio ${server.studioUrl}\n`);
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -56,4 +54,7 @@ export async function serveCommand(argv: string[], dataDir: string): Promise<voi
   };
   process.once('SIGINT', () => void stop('SIGINT'));
   process.once('SIGTERM', () => void stop('SIGTERM'));
+  // Announced once a stop signal is handled: whoever reads these lines may stop it at once.
+  process.stdout.write(`mgw: listening on ${server.baseUrl} (data dir ${dataDir})\n`);
+  process.stdout.write(`mgw: studio ${server.studioUrl}\n`);
 }
