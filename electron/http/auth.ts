@@ -1,7 +1,7 @@
 // Bearer authentication for /v1 image and video routes. Runs in onRequest, before any body is
 // read, so unauthenticated callers cannot make the gateway parse large uploads.
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
-import { rateHeaders, type AccessGate, type RateTicket } from '../core/access/access-gate.js';
+import { rateHeaders, REFUNDED_STATUSES, type AccessGate, type RateTicket } from '../core/access/access-gate.js';
 import { anonymousPrincipal } from '../core/access/anonymous.js';
 import type { Principal } from '../core/access/principal.js';
 import type { KeyService } from '../core/access/key-service.js';
@@ -63,14 +63,12 @@ export function makeRateLimit(access: AccessGate, count: boolean) {
   };
 }
 
-const REFUNDED = new Set([400, 401, 402, 413, 429]);
-
-/** Refusals cost nothing: a counted request that ends 400, 401, 402, 413 or 429 gives its slot back. */
+/** Refusals cost nothing: a counted request that ends with a REFUNDED_STATUSES status gives its slot back. */
 export function installRateRefunds(app: FastifyInstance, access: AccessGate): void {
   app.decorateRequest('rateTicket', null);
   // Before the answer goes out, so its remaining-requests header counts the slot given back.
   app.addHook('onSend', (request, reply, payload, done) => {
-    if (request.rateTicket && REFUNDED.has(reply.statusCode)) {
+    if (request.rateTicket && REFUNDED_STATUSES.has(reply.statusCode)) {
       access.refund(request.rateTicket);
       request.rateTicket = null;
       const remaining = Number(reply.getHeader('x-ratelimit-remaining-requests'));

@@ -38,3 +38,25 @@ describe('the studio owner key access', () => {
     expect(Number(paid.item.cost_usd)).toBeGreaterThan(0);
   });
 });
+
+describe('studio refusals cost no window slot', () => {
+  it('a studio request refused 429 by the daily token quota gives its slot back, as over HTTP', async () => {
+    const clock = { now: () => Date.parse('2026-11-21T10:00:00.000Z') }; // one second throughout
+    const g = await startTestGateway({ background: false, clock, limits: { dailyTokens: { free: 10 } } });
+    const s = await createStudio(g.gateway, { version: 'test' });
+    try {
+      await g.gateway.keys.update(s.context.owner.keyId, { access: 'free' });
+      // Free access allows 2 creations per second; each of these is over the 10-token quota.
+      for (let i = 0; i < 3; i++) {
+        await expect(s.dispatch('images.generate', { model: 'local-image', prompt: 'a lantern', size: '256x256' }), `call ${i + 1}`).rejects.toMatchObject({
+          status: 429,
+          message: expect.stringMatching(/Daily token quota/),
+        });
+      }
+      expect(g.gateway.access.peek({ ...s.context.owner, access: 'free' }).remaining).toBe(2);
+    } finally {
+      s.dispose();
+      await g.close();
+    }
+  });
+});

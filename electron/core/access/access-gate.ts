@@ -8,6 +8,9 @@ import type { Principal } from './principal.js';
 import { RateLimiter, type RateState } from './rate-limiter.js';
 import type { UsageLedger, UsageRecord } from './usage-ledger.js';
 
+/** Refusals cost nothing, not even a window slot: a counted request ending with one of these made nothing. */
+export const REFUNDED_STATUSES: ReadonlySet<number> = new Set([400, 401, 402, 413, 429]);
+
 export interface RateTicket {
   principal: string;
   countedAt: number;
@@ -51,7 +54,7 @@ export class AccessGate {
     return this.limiter.peek(principal.keyId, this.settings.requests[principal.access], this.clock.now());
   }
 
-  /** A refused request (400, 401, 402, 413) costs nothing, not even a window slot. */
+  /** Gives a refused request's slot back (see REFUNDED_STATUSES). */
   refund(ticket: RateTicket): void {
     this.limiter.refund(ticket.principal, ticket.countedAt);
   }

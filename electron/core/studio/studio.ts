@@ -3,6 +3,7 @@
 // routes (headless) are thin wrappers around dispatch() and events.
 import { join } from 'node:path';
 import { STUDIO_METHODS, type StudioMethod } from '../../../shared/studio-contract.js';
+import { REFUNDED_STATUSES } from '../access/access-gate.js';
 import { parseUsd } from '../billing/money.js';
 import { GatewayError, invalid } from '../errors.js';
 import { firstProblem } from '../schema-check.js';
@@ -101,7 +102,7 @@ export async function createStudio(gateway: Gateway, options: StudioOptions): Pr
     } catch (thrown) {
       const error = storageError(thrown) ?? thrown;
       status = error instanceof GatewayError ? error.status : 500;
-      if (ticket && [400, 402, 413].includes(status)) gateway.access.refund(ticket);
+      if (ticket && REFUNDED_STATUSES.has(status)) gateway.access.refund(ticket);
       throw error;
     } finally {
       if (LOGGED.has(name)) {
