@@ -18,7 +18,7 @@ test('Billing top-up and key creation explain a refused amount before sending it
   await amount.press('Enter');
 
   await amount.fill('10000000');
-  await expect(topUp.getByRole('alert')).toHaveText(/^The amount must be at most 9007199\.254740991 USD in one entry/);
+  await expect(topUp.getByRole('alert')).toHaveText(/^The amount must be at most 9007199\.254740991 USD, the most a balance holds exactly/);
   await expect(button).toBeDisabled();
   await amount.press('Enter');
   expect((await studioApi<{ ledger: unknown[] }>('billing.summary')).ledger.length).toBe(ledgerBefore);

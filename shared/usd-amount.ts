@@ -8,7 +8,7 @@ export const USD_AMOUNT_PATTERN = '^(\\d{1,12})(?:\\.(\\d{1,9}))?$';
 export const MAX_USD_AMOUNT = '9007199.254740991';
 
 export const USD_FORMAT_PROBLEM = 'must be a plain decimal amount in USD such as 10 or 2.50 (digits, at most 9 decimals, no exponent)';
-export const USD_MAX_PROBLEM = `must be at most ${MAX_USD_AMOUNT} USD in one entry (amounts are exact to the nano-dollar); add more in several entries`;
+export const USD_MAX_PROBLEM = `must be at most ${MAX_USD_AMOUNT} USD, the most a balance holds exactly to the nano-dollar`;
 
 const PATTERN = new RegExp(USD_AMOUNT_PATTERN);
 

@@ -103,7 +103,7 @@ describe('mgw keys and balance', () => {
   it('an amount too large for one entry is refused for that reason, not as "not a decimal amount"', () => {
     const result = run('balance', 'top-up', 'key_x', '10000000');
     expect(result.status).toBe(2);
-    expect(result.stderr.trim()).toBe('mgw: <usd> must be at most 9007199.254740991 USD in one entry (amounts are exact to the nano-dollar); add more in several entries, got "10000000"');
+    expect(result.stderr.trim()).toBe('mgw: <usd> must be at most 9007199.254740991 USD, the most a balance holds exactly to the nano-dollar, got "10000000"');
   });
 
   it('providers: add (key stored, never printed), list, models put on it, remove refused while used', () => {

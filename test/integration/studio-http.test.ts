@@ -250,7 +250,7 @@ describe('studio methods over HTTP', () => {
     expect(errorOf(created).message).toMatch(/^balance_usd: must be a plain decimal amount/);
     const huge = await call('billing.topUp', { usd: '10000000' });
     expect(huge.status).toBe(400);
-    expect(errorOf(huge).message).toBe('usd must be at most 9007199.254740991 USD in one entry (amounts are exact to the nano-dollar); add more in several entries.');
+    expect(errorOf(huge).message).toBe('usd must be at most 9007199.254740991 USD, the most a balance holds exactly to the nano-dollar.');
   });
 
   it('keys.update with nothing to change is 400 invalid_request (it was a 500 from an empty SQL update)', async () => {

@@ -32,6 +32,19 @@ async function invariants(accountId: string) {
   }
 }
 
+describe('balances stay exact', () => {
+  it('a top-up that would take a balance past Number.MAX_SAFE_INTEGER nano-USD is refused, the balance unchanged', async () => {
+    const { key } = await gateway.keys.create({ access: 'balance', balanceNano: Number.MAX_SAFE_INTEGER - 5 });
+    // Past 2^53 a nano-USD count is no longer exact (2^53 + 1 reads back as 2^53).
+    await expect(gateway.billing.topUp(key.account_id, 6)).rejects.toMatchObject({ status: 400, code: 'invalid_request', param: 'amount' });
+    await gateway.billing.topUp(key.account_id, 5);
+    expect((await gateway.billing.getAccount(key.account_id)).balance_nano).toBe(Number.MAX_SAFE_INTEGER);
+    await expect(gateway.billing.topUp(key.account_id, 1)).rejects.toMatchObject({ status: 400, message: expect.stringMatching(/9007199\.254740991 USD/) });
+    expect(await gateway.billing.ledgerFor(key.account_id)).toHaveLength(2);
+    await invariants(key.account_id);
+  });
+});
+
 describe('billing holds', () => {
   it('reserve, consume and release keep the invariants and end each hold once', async () => {
     const { key } = await gateway.keys.create({ access: 'balance', balanceNano: 10 * USD });

@@ -7,6 +7,7 @@ import { GatewayError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { RawDb } from '../store/database.js';
 import type { AccountRow, HoldRow, LedgerRow } from '../store/schema.js';
+import { MAX_USD_AMOUNT } from '../../../shared/usd-amount.js';
 import { formatUsd } from './money.js';
 import type { RequestHold } from './request-holds.js';
 
@@ -81,6 +82,10 @@ export class HoldLedger {
   }
 
   topUp(accountId: string, amountNano: number, ref: string): void {
+    // Past 2^53 nano-USD a balance is no longer an exact integer; one entry is capped there, and so is the sum.
+    if (this.getAccount(accountId).balance_nano + amountNano > Number.MAX_SAFE_INTEGER) {
+      throw new GatewayError('invalid_request', `This top-up would take the balance over ${MAX_USD_AMOUNT} USD, the most an account holds exactly.`, 'amount');
+    }
     this.addBalance.run(amountNano, accountId);
     this.ledger(accountId, 'top_up', amountNano, amountNano, 0, null, ref);
   }
