@@ -4,7 +4,7 @@
 // form is refused with 429 and Retry-After; nothing of it is kept.
 import { GatewayError } from '../core/errors.js';
 
-/** Default: room for ten full three-image edits at 8 MB each, and then some. */
+/** Default: 256 MiB, room for ten full three-image edits at 8 MiB each, and then some. */
 export const DEFAULT_UPLOAD_BUDGET_BYTES = 256 * 1024 * 1024;
 
 export class UploadBudget {
@@ -17,7 +17,7 @@ export class UploadBudget {
     if (this.held + bytes > this.limitBytes) {
       throw new GatewayError(
         'rate_limit_exceeded',
-        `The gateway is receiving too many uploads at once (${Math.round(this.limitBytes / 1024 / 1024)} MB in flight); retry in a moment.`,
+        `The gateway is receiving too many uploads at once (${Math.round(this.limitBytes / 1024 / 1024)} MiB in flight); retry in a moment.`,
         null,
         { 'retry-after': '1' },
       );
