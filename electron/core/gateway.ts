@@ -81,7 +81,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const images = new ImageService(catalog, providers, billing, access);
   const files = new VideoFiles(options.dataDir);
   await files.init();
-  const videoTasks = new VideoTaskStore(store, billing, clock, (row, charged) =>
+  const videoTasks = new VideoTaskStore(store, billing, files, clock, (row, charged) =>
     access.record({ principal: row.key_id, model: row.model, requests: 0, inputTokens: 0, outputTokens: 0, spendNano: charged }),
   );
   const scheduler = new VideoScheduler(videoTasks, providers, files, clock, logger, options.scheduler);

@@ -37,10 +37,12 @@ export interface TestGatewayOptions {
   upstreamTimeouts?: UpstreamTimeouts;
   allowAnonymous?: boolean;
   limits?: LimitOverrides;
+  /** Open this data dir (a restart) instead of a new one. */
+  dataDir?: string;
 }
 
 export async function startTestGateway(options: TestGatewayOptions = {}): Promise<TestGateway> {
-  const dataDir = tempDir();
+  const dataDir = options.dataDir ?? tempDir();
   const gateway = await createGateway({
     dataDir,
     ...(options.clock ? { clock: options.clock } : {}),

@@ -43,6 +43,14 @@ export class VideoFiles {
     return names;
   }
 
+  /**
+   * Removes a task's output (an ended task that did not complete has none). Best effort: the
+   * task's end is already committed, and a file that cannot be removed only takes disk space.
+   */
+  async removeOutput(taskId: string): Promise<void> {
+    await rm(this.outputPath(taskId), { force: true }).catch(() => undefined);
+  }
+
   async removeReferences(names: string[]): Promise<void> {
     await Promise.all(names.map((name) => rm(this.referencePath(name), { force: true })));
   }

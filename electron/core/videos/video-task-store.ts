@@ -1,6 +1,9 @@
 // Video task rows and their transitions. Every terminal transition is one transaction that
 // moves the status (guarded on the task still being active) and ends the hold, so a hold ends
-// exactly once however many pollers, cancels or restarts race for it.
+// exactly once however many pollers, cancels or restarts race for it. Only a completed task keeps
+// an output on disk: failing a task removes one already there (downloaded or rendered before a
+// write failed, a restart, or a cancel), and a completion that finds its task already ended
+// removes the file it brought.
 import { stat } from 'node:fs/promises';
 import type { BillingService } from '../billing/billing-service.js';
 import type { Clock } from '../clock.js';
@@ -9,6 +12,7 @@ import { isAnonymous, type Principal } from '../access/principal.js';
 import type { VideoOutput } from '../providers/provider.js';
 import type { Db, Store } from '../store/database.js';
 import type { VideoTaskRow, VideoTasksTable } from '../store/schema.js';
+import type { VideoFiles } from './reference-store.js';
 
 export const ACTIVE_STATUSES = ['queued', 'in_progress'] as const;
 
@@ -22,6 +26,7 @@ export class VideoTaskStore {
   constructor(
     private readonly store: Store,
     private readonly billing: BillingService,
+    private readonly files: VideoFiles,
     private readonly clock: Clock,
     /** Told the charge of every completed task, for per-key usage. */
     private readonly onCharged: (row: VideoTaskRow, chargedNano: number) => void = () => undefined,
@@ -100,9 +105,9 @@ export class VideoTaskStore {
     // The size is what the content endpoint checks the file against before serving it. A file
     // that cannot be read here fails this step, which the scheduler retries.
     const outputBytes = output.kind === 'file' ? (await stat(output.path)).size : null;
-    return this.store.tx(async (trx) => {
+    const outcome = await this.store.tx(async (trx): Promise<'completed' | 'already completed' | 'ended otherwise'> => {
       const row = await this.get(id, trx);
-      if (!row || !(ACTIVE_STATUSES as readonly string[]).includes(row.status)) return false;
+      if (!row || !(ACTIVE_STATUSES as readonly string[]).includes(row.status)) return row?.status === 'completed' ? 'already completed' : 'ended otherwise';
       const held = row.hold_id ? await trx.selectFrom('holds').select('amount_nano').where('id', '=', row.hold_id).executeTakeFirst() : undefined;
       const charged = row.hold_id ? ((await this.billing.consumeIn(trx, row.hold_id, held?.amount_nano ?? 0)) ?? 0) : 0;
       const now = this.clock.now();
@@ -121,13 +126,16 @@ export class VideoTaskStore {
         .where('id', '=', id)
         .execute();
       this.onCharged(row, charged);
-      return true;
+      return 'completed';
     });
+    // Cancelled, failed or timed out while its video was being downloaded or rendered.
+    if (outcome === 'ended otherwise' && output.kind === 'file') await this.files.removeOutput(id);
+    return outcome === 'completed';
   }
 
   /** failed / timeout + hold released, atomically. Returns false when the task had already ended. */
   async fail(id: string, status: 'failed' | 'timeout', code: string, message: string): Promise<boolean> {
-    return this.store.tx(async (trx) => {
+    const ended = await this.store.tx(async (trx) => {
       const row = await this.get(id, trx);
       if (!row || !(ACTIVE_STATUSES as readonly string[]).includes(row.status)) return false;
       if (row.hold_id) await this.billing.releaseIn(trx, row.hold_id);
@@ -139,6 +147,8 @@ export class VideoTaskStore {
         .execute();
       return true;
     });
+    if (ended) await this.files.removeOutput(id);
+    return ended;
   }
 
   /**

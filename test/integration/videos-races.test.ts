@@ -1,0 +1,290 @@
+// Races in a video task's life, each forced by hand: a provider stub stops at a named point (its
+// submission, its poll answer, the download of a finished video) until the test lets it go, the
+// clock is injected, and the scheduler is driven one tick at a time. Whatever lands in between (a
+// cancel over HTTP or from the studio, two cancels, the deadline, a write that fails, a restart),
+// the task ends once, its hold ends once (one consume or one release), a cancelled task is never
+// charged, an upstream job the gateway gave up on is cancelled, and no output is left on disk for
+// a task that did not complete.
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { rename } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { VideoTask } from '../../shared/api-types.js';
+import { createGateway } from '../../electron/core/gateway.js';
+import type { VideoJob, VideoPoll, VideoProvider } from '../../electron/core/providers/provider.js';
+import { createStudio, type Studio } from '../../electron/core/studio/studio.js';
+import { startHttpServer } from '../../electron/http/server.js';
+import { tinyMp4 } from '../emulators/mp4.js';
+import { startTestGateway, USD, type TestGateway } from '../helpers/gateway.js';
+import { postJson, request } from '../helpers/http.js';
+import { addStubVideoModel, waitFor } from '../helpers/stub-video-provider.js';
+import { ledgerProblems } from '../reliability/support.js';
+
+/** A point a provider call stops at: `reached` once it is there, and it goes on at open(). */
+class Gate {
+  private reach!: () => void;
+  private release!: () => void;
+  readonly reached = new Promise<void>((resolve) => (this.reach = resolve));
+  private readonly opened = new Promise<void>((resolve) => (this.release = resolve));
+  async pass(): Promise<void> {
+    this.reach();
+    await this.opened;
+  }
+  open(): void {
+    this.release();
+  }
+}
+
+/**
+ * A remote provider whose calls stop where the test says. A finished video is downloaded as the
+ * OpenAI adapter does: to `<output>.part`, then renamed into place.
+ */
+class HandProvider implements VideoProvider {
+  readonly kind = 'stub';
+  readonly submitTimeoutMs = 1_000;
+  readonly submitted: string[] = [];
+  readonly cancelled: string[] = [];
+  /** What a poll finds upstream. */
+  upstream: 'running' | 'completed' = 'running';
+  /** Gates for the next submissions, in order. */
+  readonly submitGates: Gate[] = [];
+  /** Where the next poll stops: after its answer is known (before the gateway writes it), or mid-download. */
+  answerGate: Gate | null = null;
+  downloadGate: Gate | null = null;
+  private submissions = 0;
+
+  constructor(readonly id: string) {}
+
+  async submitVideo(job: VideoJob): Promise<string> {
+    await this.submitGates.shift()?.pass();
+    this.submitted.push(job.taskId);
+    return `up-${job.taskId}-${++this.submissions}`;
+  }
+
+  async pollVideo(job: VideoJob): Promise<VideoPoll> {
+    let answer: VideoPoll = { state: 'in_progress', progress: 42 };
+    if (this.upstream === 'completed') {
+      const part = `${job.outputPath}.part`;
+      writeFileSync(part, tinyMp4({ width: 1280, height: 720, durationMs: job.seconds * 1000 }));
+      const gate = this.downloadGate;
+      this.downloadGate = null;
+      await gate?.pass();
+      await rename(part, job.outputPath);
+      answer = { state: 'completed', output: { kind: 'file', path: job.outputPath } };
+    }
+    const gate = this.answerGate;
+    this.answerGate = null;
+    await gate?.pass();
+    return answer;
+  }
+
+  async cancelVideo(_job: VideoJob, upstreamId: string): Promise<void> {
+    this.cancelled.push(upstreamId);
+  }
+}
+
+let t: TestGateway;
+let now = Date.parse('2026-11-21T12:00:00Z');
+const clock = { now: () => now };
+let models = 0;
+
+beforeAll(async () => {
+  t = await startTestGateway({ clock, background: false });
+});
+afterAll(() => t.close());
+
+/** A fresh provider and model on `g`, and a key with $1 (a task holds $0.40). */
+async function setup(g: TestGateway = t) {
+  const stub = new HandProvider(`hand-${++models}`);
+  const model = `video-hand-${models}`;
+  await addStubVideoModel(g.gateway, stub, model, { max_task_seconds: 60 });
+  const key = await g.key('balance', { balanceNano: USD });
+  return { stub, model, key, ...callsOf(g, key.token, model) };
+}
+
+/** The task endpoints of `g` as `token`; `create` posts a 4 s task on `model`. */
+function callsOf(g: TestGateway, token: string, model: string) {
+  const auth = { authorization: `Bearer ${token}` };
+  const create = async () => {
+    const response = await postJson(`${g.baseUrl}/videos`, { model, prompt: 'a kite', seconds: 4 }, token);
+    expect(response.status).toBe(200);
+    return response.body as VideoTask;
+  };
+  const cancel = async (id: string) => {
+    const response = await request(`${g.baseUrl}/videos/${id}`, { method: 'DELETE', headers: auth });
+    expect(response.status).toBe(200);
+    return response.body as VideoTask;
+  };
+  const get = async (id: string) => (await request(`${g.baseUrl}/videos/${id}`, { headers: auth })).body as VideoTask;
+  const content = (id: string) => fetch(`${g.baseUrl}/videos/${id}/content`, { headers: auth, redirect: 'manual' });
+  return { create, cancel, get, content };
+}
+
+/** The ledger of the account, oldest first, as kinds. */
+async function ledgerKinds(accountId: string, g = t): Promise<string[]> {
+  return (await g.gateway.billing.ledgerFor(accountId)).map((r) => r.kind).reverse();
+}
+
+/** Files the task left in the outputs dir (its MP4 or a partial download). */
+function outputsOf(taskId: string, g = t): string[] {
+  return readdirSync(join(g.dataDir, 'videos')).filter((name) => name.includes(taskId));
+}
+
+/** The task's account: every hold ended once, the money balances, nothing held. */
+async function expectSettled(accountId: string, g = t): Promise<void> {
+  expect((await ledgerProblems(g.gateway.store.db, { requireEnded: true })).filter((p) => p.accountId === accountId)).toEqual([]);
+}
+
+/** Cancelled and released: nothing charged, nothing held, no output on disk, no content. */
+async function expectCancelled(s: Pick<Awaited<ReturnType<typeof setup>>, 'key' | 'get' | 'content'>, id: string, code = 'cancelled', g = t): Promise<void> {
+  const status = code === 'timeout' ? 'timeout' : 'failed';
+  expect(await s.get(id)).toMatchObject({ status, error: { code }, outputs: [], cost_usd: '0.00000000' });
+  expect(await ledgerKinds(s.key.accountId, g)).toEqual(['top_up', 'reserve', 'release']);
+  expect(await g.gateway.billing.view(s.key.accountId)).toMatchObject({ balance_usd: '1.00000000', holds_usd: '0.00000000' });
+  expect(outputsOf(id, g)).toEqual([]);
+  expect((await s.content(id)).status).toBe(409);
+  await expectSettled(s.key.accountId, g);
+}
+
+describe('a cancel landing in the middle of a scheduler step', () => {
+  it.each([
+    ['while the finished video is being downloaded', 'download'],
+    ['after the download, before the completion is written', 'answer'],
+  ] as const)('%s: cancelled and released, the upstream job cancelled, no output left on disk', async (_name, where) => {
+    const s = await setup();
+    const task = await s.create();
+    s.stub.upstream = 'completed';
+    const gate = new Gate();
+    if (where === 'download') s.stub.downloadGate = gate;
+    else s.stub.answerGate = gate;
+    const step = t.gateway.scheduler.tick();
+    await gate.reached;
+
+    expect(await s.cancel(task.id)).toMatchObject({ status: 'failed', error: { code: 'cancelled' } });
+    gate.open();
+    await step;
+
+    expect(s.stub.cancelled).toEqual([`up-${task.id}-1`]);
+    await expectCancelled(s, task.id);
+    await t.gateway.scheduler.tick();
+    await expectCancelled(s, task.id);
+  });
+
+  it('between a running answer and its progress write: the cancel stands, the progress write does not revive the task', async () => {
+    const s = await setup();
+    const task = await s.create();
+    s.stub.answerGate = new Gate();
+    const gate = s.stub.answerGate;
+    const step = t.gateway.scheduler.tick();
+    await gate.reached;
+    await s.cancel(task.id);
+    gate.open();
+    await step;
+    await expectCancelled(s, task.id);
+    expect((await s.get(task.id)).progress).toBe(0);
+  });
+
+  it('two cancels at once while the scheduler polls: both answer the cancelled task, one release, one upstream cancel', async () => {
+    const s = await setup();
+    const task = await s.create();
+    await t.gateway.scheduler.tick();
+    now += 1_000; // its next poll is due
+    s.stub.answerGate = new Gate();
+    const gate = s.stub.answerGate;
+    const step = t.gateway.scheduler.tick();
+    await gate.reached;
+    const [first, second] = await Promise.all([s.cancel(task.id), s.cancel(task.id)]);
+    gate.open();
+    await step;
+    expect(first).toMatchObject({ status: 'failed', error: { code: 'cancelled' } });
+    expect(second).toEqual(first);
+    expect(s.stub.cancelled).toEqual([`up-${task.id}-1`]);
+    await expectCancelled(s, task.id);
+  });
+});
+
+describe('the deadline passing during a download', () => {
+  it('the upstream finished before the deadline: the task completes, charged once, and the next step changes nothing', async () => {
+    const s = await setup();
+    const task = await s.create();
+    s.stub.upstream = 'completed';
+    s.stub.downloadGate = new Gate();
+    const gate = s.stub.downloadGate;
+    const step = t.gateway.scheduler.tick();
+    await gate.reached;
+    now += 61_000;
+    gate.open();
+    await step;
+    await t.gateway.scheduler.tick();
+
+    expect(await s.get(task.id)).toMatchObject({ status: 'completed', error: null, cost_usd: '0.40000000' });
+    expect(await ledgerKinds(s.key.accountId)).toEqual(['top_up', 'reserve', 'consume']);
+    expect(outputsOf(task.id)).toEqual([`${task.id}.mp4`]);
+    expect((await s.content(task.id)).status).toBe(200);
+    expect(s.stub.cancelled).toEqual([]);
+    await expectSettled(s.key.accountId);
+  });
+});
+
+describe('a cancel landing after a local render finished, before the scheduler recorded it', () => {
+  it('cancelled and released; the rendered MP4 is removed', async () => {
+    const key = await t.key('balance', { balanceNano: USD });
+    const calls = callsOf(t, key.token, 'local-video');
+    const response = await postJson(`${t.baseUrl}/videos`, { model: 'local-video', prompt: 'waves at dusk', seconds: 2, size: '480p' }, key.token);
+    expect(response.status).toBe(200);
+    const { id } = response.body as VideoTask;
+    // The scheduler is not running: the render ends and nobody records it yet.
+    await waitFor(async () => existsSync(join(t.dataDir, 'videos', `${id}.mp4`)), 60_000);
+    await calls.cancel(id);
+    await t.gateway.scheduler.tick();
+    expect(await calls.get(id)).toMatchObject({ status: 'failed', error: { code: 'cancelled' }, cost_usd: '0.00000000' });
+    expect(await ledgerKinds(key.accountId)).toEqual(['top_up', 'reserve', 'release']);
+    expect(outputsOf(id)).toEqual([]);
+    await expectSettled(key.accountId);
+  }, 90_000);
+});
+
+describe('a completion that cannot be written after the upstream finished', () => {
+  /** Steps the task until its video is on disk and the completion fails to write (read-only database). */
+  async function downloadedButNotRecorded(g: TestGateway, s: Awaited<ReturnType<typeof setup>>, id: string): Promise<void> {
+    s.stub.upstream = 'completed';
+    s.stub.answerGate = new Gate();
+    const gate = s.stub.answerGate;
+    const step = g.gateway.scheduler.tick();
+    await gate.reached;
+    g.gateway.store.raw.pragma('query_only = 1');
+    gate.open();
+    await step;
+    g.gateway.store.raw.pragma('query_only = 0');
+    expect((await s.get(id)).status).toBe('queued');
+    expect(outputsOf(id, g)).toEqual([`${id}.mp4`]);
+  }
+
+  it('then a cancel: cancelled and released, the downloaded video removed', async () => {
+    const s = await setup();
+    const task = await s.create();
+    await downloadedButNotRecorded(t, s, task.id);
+    await s.cancel(task.id);
+    await expectCancelled(s, task.id);
+  });
+
+  it('then a restart, and the deadline passes before the next step: timeout, released, the downloaded video removed', async () => {
+    const first = await startTestGateway({ clock, background: false });
+    const s = await setup(first);
+    const task = await s.create();
+    await downloadedButNotRecorded(first, s, task.id);
+    await first.server.close();
+    await first.gateway.close();
+
+    const again = await startTestGateway({ clock, background: false, dataDir: first.dataDir });
+    try {
+      again.gateway.providers.register(s.stub);
+      now += 61_000;
+      await again.gateway.scheduler.tick();
+      expect(s.stub.cancelled).toEqual([`up-${task.id}-1`]);
+      await expectCancelled({ key: s.key, ...callsOf(again, s.key.token, s.model) }, task.id, 'timeout', again);
+    } finally {
+      await again.close();
+    }
+  });
+});
