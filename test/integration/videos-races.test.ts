@@ -226,6 +226,49 @@ describe('the deadline passing during a download', () => {
   });
 });
 
+describe('a cancel racing a submission (the task is queued, no upstream id yet)', () => {
+  it("during the creation's own submission: cancelled and released, and the job the provider then took is cancelled upstream, never resubmitted", async () => {
+    const s = await setup();
+    const gate = new Gate();
+    s.stub.submitGates.push(gate);
+    const creating = s.create();
+    await gate.reached;
+    const { id } = await t.gateway.store.db.selectFrom('video_tasks').select('id').where('account_id', '=', s.key.accountId).executeTakeFirstOrThrow();
+    expect(await s.cancel(id)).toMatchObject({ status: 'failed', error: { code: 'cancelled' } });
+    gate.open();
+    // The creation answers what it answers on a retry with its Idempotency-Key: the task as created.
+    expect(await creating).toMatchObject({ id, status: 'queued' });
+
+    expect(s.stub.cancelled).toEqual([`up-${id}-1`]);
+    now += 2_000; // past the creation's submit lease
+    await t.gateway.scheduler.tick();
+    expect(s.stub.submitted).toEqual([id]);
+    await expectCancelled(s, id);
+  });
+
+  it("during the scheduler's resubmission after the lease ran out: both jobs the provider took are cancelled upstream", async () => {
+    const s = await setup();
+    const slowCreation = new Gate();
+    const resubmission = new Gate();
+    s.stub.submitGates.push(slowCreation, resubmission);
+    const creating = s.create();
+    await slowCreation.reached;
+    const { id } = await t.gateway.store.db.selectFrom('video_tasks').select('id').where('account_id', '=', s.key.accountId).executeTakeFirstOrThrow();
+    now += 2_000; // past the creation's submit lease
+    const step = t.gateway.scheduler.tick();
+    await resubmission.reached;
+    await s.cancel(id);
+    resubmission.open();
+    await step;
+    slowCreation.open();
+    await creating;
+
+    expect(s.stub.cancelled.sort()).toEqual([`up-${id}-1`, `up-${id}-2`]);
+    await t.gateway.scheduler.tick();
+    await expectCancelled(s, id);
+  });
+});
+
 describe('a cancel landing after a local render finished, before the scheduler recorded it', () => {
   it('cancelled and released; the rendered MP4 is removed', async () => {
     const key = await t.key('balance', { balanceNano: USD });

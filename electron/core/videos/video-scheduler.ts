@@ -155,10 +155,11 @@ export class VideoScheduler {
     };
   }
 
-  async cancelUpstream(row: VideoTaskRow): Promise<void> {
-    if (!row.upstream_id) return;
+  /** Cancels the task's upstream job (`upstreamId`: one taken after the row was read). */
+  async cancelUpstream(row: VideoTaskRow, upstreamId = row.upstream_id): Promise<void> {
+    if (!upstreamId) return;
     try {
-      await (await this.providers.video(row.provider_id)).cancelVideo(this.jobOf(row), row.upstream_id);
+      await (await this.providers.video(row.provider_id)).cancelVideo(this.jobOf(row), upstreamId);
     } catch (error) {
       this.logger.warn({ taskId: row.id, code: isGatewayError(error) ? error.code : 'error' }, 'upstream cancel failed');
     }
@@ -183,7 +184,7 @@ export class VideoScheduler {
     }
     const job = this.jobOf(row);
     if (!row.upstream_id) {
-      await this.submit(provider, job);
+      await this.submit(provider, row, job);
       return;
     }
     let poll: VideoPoll;
@@ -257,12 +258,12 @@ export class VideoScheduler {
         return;
       case 'unknown':
         this.logger.info({ taskId: row.id }, 'resuming video task');
-        await this.submit(provider, job);
+        await this.submit(provider, row, job);
         return;
     }
   }
 
-  private async submit(provider: VideoProvider, job: VideoJob): Promise<void> {
+  private async submit(provider: VideoProvider, row: VideoTaskRow, job: VideoJob): Promise<void> {
     let upstreamId: string;
     try {
       upstreamId = await provider.submitVideo(job);
@@ -272,7 +273,8 @@ export class VideoScheduler {
       return;
     }
     // A write that fails here is the gateway's trouble, not the task's: it rests and is submitted again.
-    await this.tasks.setUpstream(job.taskId, upstreamId);
+    // Cancelled (or timed out) while the provider was taking it: the job it took is cancelled too.
+    if (!(await this.tasks.setUpstream(job.taskId, upstreamId))) await this.cancelUpstream(row, upstreamId);
   }
 
   private emit(taskId: string): void {

@@ -170,7 +170,8 @@ export class VideoService {
       throw error instanceof GatewayError ? error : new GatewayError('upstream_unavailable', 'The video provider did not accept the task.');
     }
     try {
-      await this.tasks.setUpstream(taskId, upstreamId);
+      // Cancelled while the provider was taking it: the job it took is cancelled too.
+      if (!(await this.tasks.setUpstream(taskId, upstreamId))) await this.scheduler.cancelUpstream(row, upstreamId);
     } catch (error) {
       // The task and its hold are committed and the provider took the job; only its upstream id
       // is not on record. The task stands (answering an error here would invite a retry that

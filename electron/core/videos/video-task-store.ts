@@ -75,13 +75,18 @@ export class VideoTaskStore {
     await trx.insertInto('video_tasks').values(row).execute();
   }
 
-  /** Records the upstream job and makes the task due, ending the creation's submit lease. */
-  async setUpstream(id: string, upstreamId: string): Promise<void> {
-    await this.store.db
+  /**
+   * Records the upstream job and makes the task due, ending the creation's submit lease. False
+   * when the task ended while it was being submitted (a cancel): the job is nobody's to finish.
+   */
+  async setUpstream(id: string, upstreamId: string): Promise<boolean> {
+    const result = await this.store.db
       .updateTable('video_tasks')
       .set({ upstream_id: upstreamId, updated_at: this.clock.now(), next_poll_at: 0 })
       .where('id', '=', id)
-      .execute();
+      .where('status', 'in', [...ACTIVE_STATUSES])
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
   }
 
   /** Progress of an active task (never moves a terminal task, never goes backwards). */
