@@ -10,10 +10,9 @@ import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VideoTask } from '../../shared/api-types.js';
-import { createGateway } from '../../electron/core/gateway.js';
+import { silentLogger } from '../../electron/core/logger.js';
+import { LocalVideoProvider } from '../../electron/core/providers/local/local-video-provider.js';
 import type { VideoJob, VideoPoll, VideoProvider } from '../../electron/core/providers/provider.js';
-import { createStudio, type Studio } from '../../electron/core/studio/studio.js';
-import { startHttpServer } from '../../electron/http/server.js';
 import { tinyMp4 } from '../emulators/mp4.js';
 import { startTestGateway, USD, type TestGateway } from '../helpers/gateway.js';
 import { postJson, request } from '../helpers/http.js';
@@ -284,6 +283,30 @@ describe('a cancel landing after a local render finished, before the scheduler r
     expect(await ledgerKinds(key.accountId)).toEqual(['top_up', 'reserve', 'release']);
     expect(outputsOf(id)).toEqual([]);
     await expectSettled(key.accountId);
+  }, 90_000);
+});
+
+/** The built-in video engine, whose abort arrives only once the render has put its MP4 in place. */
+class LateAbortEngine implements VideoProvider {
+  readonly id = 'local-late-abort';
+  readonly kind = 'local';
+  private readonly engine = new LocalVideoProvider(silentLogger);
+  submitVideo = (job: VideoJob) => this.engine.submitVideo(job);
+  pollVideo = (job: VideoJob) => this.engine.pollVideo(job);
+  async cancelVideo(job: VideoJob, upstreamId: string): Promise<void> {
+    await waitFor(async () => existsSync(job.outputPath), 60_000);
+    await this.engine.cancelVideo(job, upstreamId);
+  }
+}
+
+describe('a local render that finishes after its task ended, before its abort', () => {
+  it('the cancel waits for the render to stop, and removes the MP4 it made', async () => {
+    await addStubVideoModel(t.gateway, new LateAbortEngine(), 'video-late-abort');
+    const key = await t.key('balance', { balanceNano: USD });
+    const calls = callsOf(t, key.token, 'video-late-abort');
+    const task = await calls.create();
+    await calls.cancel(task.id);
+    await expectCancelled({ key, ...calls }, task.id);
   }, 90_000);
 });
 
