@@ -12,6 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VideoTask } from '../../shared/api-types.js';
 import { silentLogger } from '../../electron/core/logger.js';
 import { LocalVideoProvider } from '../../electron/core/providers/local/local-video-provider.js';
+import { createStudio } from '../../electron/core/studio/studio.js';
+import type { StudioVideo } from '../../shared/studio-contract.js';
 import type { VideoJob, VideoPoll, VideoProvider } from '../../electron/core/providers/provider.js';
 import { tinyMp4 } from '../emulators/mp4.js';
 import { startTestGateway, USD, type TestGateway } from '../helpers/gateway.js';
@@ -265,6 +267,39 @@ describe('a cancel racing a submission (the task is queued, no upstream id yet)'
     expect(s.stub.cancelled.sort()).toEqual([`up-${id}-1`, `up-${id}-2`]);
     await t.gateway.scheduler.tick();
     await expectCancelled(s, id);
+  });
+});
+
+describe('the studio cancelling its video while the creation is still submitting it', () => {
+  it('the cancel is pushed to the studio at once (videos.updated), the hold released once, the job taken later cancelled upstream', async () => {
+    const studio = await createStudio(t.gateway, { version: 'test' });
+    try {
+      const stub = new HandProvider(`hand-${++models}`);
+      const model = `video-hand-${models}`;
+      await addStubVideoModel(t.gateway, stub, model, { max_task_seconds: 60 });
+      const owner = studio.context.owner.accountId;
+      await t.gateway.billing.topUp(owner, USD);
+      const updates: StudioVideo[] = [];
+      studio.events.subscribe((event, payload) => {
+        if (event === 'videos.updated') updates.push((payload as { video: StudioVideo }).video);
+      });
+      const gate = new Gate();
+      stub.submitGates.push(gate);
+      const creating = studio.dispatch('videos.create', { model, prompt: 'a kite', seconds: 4 });
+      await gate.reached;
+      const { id } = await t.gateway.store.db.selectFrom('video_tasks').select('id').where('model', '=', model).executeTakeFirstOrThrow();
+
+      expect(await studio.dispatch('videos.cancel', { id })).toMatchObject({ video: { id, status: 'failed', error: { code: 'cancelled' } } });
+      await waitFor(async () => updates.find((video) => video.id === id && video.status === 'failed'), 2_000);
+      gate.open();
+      await creating;
+      expect(stub.cancelled).toEqual([`up-${id}-1`]);
+      const hold = await t.gateway.store.db.selectFrom('holds').selectAll().where('ref', '=', id).executeTakeFirstOrThrow();
+      expect(hold.status).toBe('released');
+      await expectSettled(owner);
+    } finally {
+      studio.dispose();
+    }
   });
 });
 

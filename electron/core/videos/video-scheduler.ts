@@ -155,13 +155,17 @@ export class VideoScheduler {
     };
   }
 
-  /** Cancels the task's upstream job (`upstreamId`: one taken after the row was read). */
+  /**
+   * Cancels the upstream job of a task that has just ended (`upstreamId`: one taken after the row
+   * was read), and tells listeners of the end, also when no job had been taken yet.
+   */
   async cancelUpstream(row: VideoTaskRow, upstreamId = row.upstream_id): Promise<void> {
-    if (!upstreamId) return;
-    try {
-      await (await this.providers.video(row.provider_id)).cancelVideo(this.jobOf(row), upstreamId);
-    } catch (error) {
-      this.logger.warn({ taskId: row.id, code: isGatewayError(error) ? error.code : 'error' }, 'upstream cancel failed');
+    if (upstreamId) {
+      try {
+        await (await this.providers.video(row.provider_id)).cancelVideo(this.jobOf(row), upstreamId);
+      } catch (error) {
+        this.logger.warn({ taskId: row.id, code: isGatewayError(error) ? error.code : 'error' }, 'upstream cancel failed');
+      }
     }
     this.emit(row.id);
   }
