@@ -8,8 +8,9 @@
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { VideoTask } from '../../shared/api-types.js';
+import { GatewayError } from '../../electron/core/errors.js';
 import { silentLogger } from '../../electron/core/logger.js';
 import { LocalVideoProvider } from '../../electron/core/providers/local/local-video-provider.js';
 import { createStudio } from '../../electron/core/studio/studio.js';
@@ -47,6 +48,8 @@ class HandProvider implements VideoProvider {
   readonly cancelled: string[] = [];
   /** What a poll finds upstream. */
   upstream: 'running' | 'completed' = 'running';
+  /** Submissions are refused. */
+  refuse = false;
   /** Gates for the next submissions, in order. */
   readonly submitGates: Gate[] = [];
   /** Where the next poll stops: after its answer is known (before the gateway writes it), or mid-download. */
@@ -58,6 +61,7 @@ class HandProvider implements VideoProvider {
 
   async submitVideo(job: VideoJob): Promise<string> {
     await this.submitGates.shift()?.pass();
+    if (this.refuse) throw new GatewayError('upstream_unavailable', 'The video provider is temporarily unavailable.');
     this.submitted.push(job.taskId);
     return `up-${job.taskId}-${++this.submissions}`;
   }
@@ -267,6 +271,39 @@ describe('a cancel racing a submission (the task is queued, no upstream id yet)'
     expect(s.stub.cancelled.sort()).toEqual([`up-${id}-1`, `up-${id}-2`]);
     await t.gateway.scheduler.tick();
     await expectCancelled(s, id);
+  });
+});
+
+describe('a cancel racing a creation the provider refuses', () => {
+  it('the refusal removes the task while the cancel is on its way: the cancel answers 404 (no such task), the refusal 503, the hold released once', async () => {
+    const s = await setup();
+    const gate = new Gate();
+    s.stub.submitGates.push(gate);
+    s.stub.refuse = true;
+    const creating = postJson(`${t.baseUrl}/videos`, { model: s.model, prompt: 'a kite', seconds: 4 }, s.key.token);
+    await gate.reached;
+    const { id } = await t.gateway.store.db.selectFrom('video_tasks').select('id').where('account_id', '=', s.key.accountId).executeTakeFirstOrThrow();
+    // The cancel has read the task (queued) and is about to end it when the refusal discards it.
+    const cancelReadTask = new Gate();
+    const fail = t.gateway.videoTasks.fail.bind(t.gateway.videoTasks);
+    const spy = vi.spyOn(t.gateway.videoTasks, 'fail').mockImplementationOnce(async (...args) => {
+      await cancelReadTask.pass();
+      return fail(...args);
+    });
+    try {
+      const cancelling = request(`${t.baseUrl}/videos/${id}`, { method: 'DELETE', headers: { authorization: `Bearer ${s.key.token}` } });
+      await cancelReadTask.reached;
+      gate.open();
+      expect((await creating).status).toBe(503);
+      cancelReadTask.open();
+      const cancelled = await cancelling;
+      expect([cancelled.status, (cancelled.body as { error?: { code: string } }).error?.code]).toEqual([404, 'not_found']);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(await t.gateway.videoTasks.get(id)).toBeUndefined();
+    expect(await ledgerKinds(s.key.accountId)).toEqual(['top_up', 'reserve', 'release']);
+    await expectSettled(s.key.accountId);
   });
 });
 

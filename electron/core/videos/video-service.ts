@@ -224,7 +224,8 @@ export class VideoService {
       const ended = await this.tasks.fail(id, 'failed', 'cancelled', 'The task was cancelled by its owner.');
       if (ended) await this.scheduler.cancelUpstream(row);
     }
-    return toVideoTask((await this.tasks.get(id))!, contentUrl);
+    // Read again through the owner check: a creation refused meanwhile has left no task (404).
+    return toVideoTask(await this.tasks.getOwned(principal, id), contentUrl);
   }
 
   async content(principal: Principal, id: string): Promise<VideoContent> {
