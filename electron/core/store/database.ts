@@ -52,8 +52,10 @@ export async function openStore(dataDir: string): Promise<Store> {
   try {
     if (!existsSync(path)) closeSync(openSync(path, 'a', 0o600));
     raw = new Libsql(path);
-    raw.pragma('journal_mode = WAL');
+    // The wait first: switching a new database to WAL takes a lock that another process opening
+    // it at the same moment (a dozen CLI commands at once) may hold.
     raw.pragma(`busy_timeout = ${SYNC_BUSY_TIMEOUT_MS}`);
+    raw.pragma('journal_mode = WAL');
     raw.pragma('foreign_keys = ON');
     raw.pragma('synchronous = NORMAL');
   } catch (error) {
