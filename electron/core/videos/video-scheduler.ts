@@ -167,7 +167,7 @@ export class VideoScheduler {
         this.logger.warn({ taskId: row.id, code: isGatewayError(error) ? error.code : 'error' }, 'upstream cancel failed');
       }
     }
-    this.emit(row.id);
+    this.ended(row.id);
   }
 
   private async process(row: VideoTaskRow): Promise<void> {
@@ -183,7 +183,7 @@ export class VideoScheduler {
     try {
       provider = await this.providers.video(row.provider_id);
     } catch {
-      if (await this.tasks.fail(row.id, 'failed', 'provider_unavailable', 'The provider of this task is no longer configured.')) this.emit(row.id);
+      if (await this.tasks.fail(row.id, 'failed', 'provider_unavailable', 'The provider of this task is no longer configured.')) this.ended(row.id);
       return;
     }
     const job = this.jobOf(row);
@@ -202,7 +202,7 @@ export class VideoScheduler {
       // answer) is not a task failure:
       // poll again later, backing off with jitter.
       if (isGatewayError(error) && error.code === 'upstream_bad_request') {
-        if (await this.tasks.fail(row.id, 'failed', 'generation_failed', 'The upstream provider rejected the task.')) this.emit(row.id);
+        if (await this.tasks.fail(row.id, 'failed', 'generation_failed', 'The upstream provider rejected the task.')) this.ended(row.id);
         return;
       }
       const ending = repeatedAnswerEnding(error);
@@ -210,7 +210,7 @@ export class VideoScheduler {
         if (await this.tasks.fail(row.id, 'failed', ending.code, ending.message)) {
           this.logger.warn({ taskId: row.id, code: ending.code }, 'video task failed: the upstream kept answering so');
           if (ending.cancelUpstream) await this.cancelUpstream(row);
-          else this.emit(row.id);
+          else this.ended(row.id);
         }
         return;
       }
@@ -234,8 +234,6 @@ export class VideoScheduler {
       this.invalidAnswers.set(taskId, count);
       return false;
     }
-    this.invalidAnswers.delete(taskId);
-    this.failures.delete(taskId);
     return true;
   }
 
@@ -254,11 +252,10 @@ export class VideoScheduler {
         await this.tasks.schedulePoll(row.id, this.clock.now() + Math.max(this.intervalMs, provider.pollIntervalMs ?? 0));
         return;
       case 'completed':
-        this.failures.delete(row.id);
-        if (await this.tasks.complete(row.id, poll.output)) this.emit(row.id);
+        if (await this.tasks.complete(row.id, poll.output)) this.ended(row.id);
         return;
       case 'failed':
-        if (await this.tasks.fail(row.id, 'failed', 'generation_failed', poll.message)) this.emit(row.id);
+        if (await this.tasks.fail(row.id, 'failed', 'generation_failed', poll.message)) this.ended(row.id);
         return;
       case 'unknown':
         this.logger.info({ taskId: row.id }, 'resuming video task');
@@ -273,7 +270,7 @@ export class VideoScheduler {
       upstreamId = await provider.submitVideo(job);
     } catch (error) {
       const message = isGatewayError(error) ? error.message : 'The provider did not accept the task.';
-      if (await this.tasks.fail(job.taskId, 'failed', 'generation_failed', message)) this.emit(job.taskId);
+      if (await this.tasks.fail(job.taskId, 'failed', 'generation_failed', message)) this.ended(job.taskId);
       return;
     }
     // A write that fails here is the gateway's trouble, not the task's: it rests and is submitted again.
@@ -283,5 +280,13 @@ export class VideoScheduler {
 
   private emit(taskId: string): void {
     for (const listener of this.listeners) listener(taskId);
+  }
+
+  /** A task has ended (here, or by a cancel through cancelUpstream): its counters go, listeners hear. */
+  private ended(taskId: string): void {
+    this.failures.delete(taskId);
+    this.invalidAnswers.delete(taskId);
+    this.resting.delete(taskId);
+    this.emit(taskId);
   }
 }
