@@ -33,18 +33,13 @@ const unreadable = (error: unknown): GatewayError =>
   storageError(error) ?? new GatewayError('storage_unavailable', "The gateway's storage is unavailable: the output file cannot be read.");
 
 /**
- * `expectedBytes`: the size recorded when the file was finished; a file of another size now was
- * cut short or replaced, and is refused rather than served as if whole.
+ * Opens a file to serve, before anything is answered, so a file that cannot be read is a clear
+ * error, not a stream that fails after the headers: not_found when it is missing,
+ * storage_unavailable when it cannot be read or is not the `expectedBytes` it had when it was
+ * finished (cut short or replaced: refused rather than served as if whole). Both doors use it:
+ * this HTTP route and the desktop app's studio-media: scheme.
  */
-export async function sendFileWithRanges(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  path: string,
-  type: string,
-  expectedBytes: number | null = null,
-): Promise<FastifyReply> {
-  // Opened before anything is answered, so a file that cannot be read is a clear error, not a
-  // stream that fails after the headers (or a 500).
+export async function openServedFile(path: string, expectedBytes: number | null): Promise<{ file: FileHandle; size: number; modified: Date }> {
   let file: FileHandle;
   try {
     file = await open(path, 'r');
@@ -70,6 +65,18 @@ export async function sendFileWithRanges(
       `The gateway's storage is unavailable: the output file of this task is damaged (${size} bytes on disk, ${expectedBytes} when it was finished).`,
     );
   }
+  return { file, size, modified };
+}
+
+/** `expectedBytes`: the size recorded when the file was finished (see openServedFile). */
+export async function sendFileWithRanges(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  path: string,
+  type: string,
+  expectedBytes: number | null = null,
+): Promise<FastifyReply> {
+  const { file, size, modified } = await openServedFile(path, expectedBytes);
   // Outputs never change once written, so size and time make a strong validator: a client
   // resuming a download with If-Range gets the rest only if the file is still the same one.
   const etag = `"${size.toString(16)}-${Math.floor(modified.getTime()).toString(16)}"`;

@@ -28,8 +28,4 @@ export class UploadBudget {
   give(bytes: number): void {
     this.held -= bytes;
   }
-
-  get heldBytes(): number {
-    return this.held;
-  }
 }

@@ -3,23 +3,21 @@
 // with no Content-Range, so a <video> takes the slice for the whole file and cannot seek
 // (electron/electron#38749). Single byte ranges get 206 with Content-Range, as the headless
 // /studio/media route answers (http/send-file-range.ts).
-import { open, type FileHandle } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { Readable } from 'node:stream';
-import { parseRange } from '../http/send-file-range.js';
+import { GatewayError } from '../core/errors.js';
+import { openServedFile, parseRange } from '../http/send-file-range.js';
 import type { MediaFile } from '../core/studio/studio.js';
 
 export async function mediaResponse(file: MediaFile, rangeHeader: string | null): Promise<Response> {
   let handle: FileHandle;
+  let size: number;
   try {
-    handle = await open(file.path, 'r');
-  } catch {
-    return new Response('Not found', { status: 404 });
-  }
-  const { size } = await handle.stat();
-  // A video cut short or replaced since it finished is not played as if whole.
-  if (file.bytes !== null && size !== file.bytes) {
-    await handle.close();
-    return new Response('The video file is damaged', { status: 503 });
+    ({ file: handle, size } = await openServedFile(file.path, file.bytes));
+  } catch (error) {
+    // Missing (404), unreadable or damaged since it finished (503): never played as if whole.
+    if (error instanceof GatewayError) return new Response(error.message, { status: error.status });
+    throw error;
   }
   const range = parseRange(rangeHeader ?? undefined, size);
   if (range === 'unsatisfiable') {
