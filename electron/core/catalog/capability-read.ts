@@ -10,7 +10,10 @@ export function integerList(value: unknown): number[] {
   return Array.isArray(value) ? value.filter((item): item is number => Number.isSafeInteger(item)) : [];
 }
 
-/** A non-negative integer, else `fallback`. */
+/** Whether `value` is a count: a whole, non-negative, exactly held number. */
+export const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+
+/** A count (see isCount), else `fallback`. */
 export function countOr<T extends number | undefined>(value: unknown, fallback: T): number | T {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : fallback;
+  return isCount(value) ? value : fallback;
 }

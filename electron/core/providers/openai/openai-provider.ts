@@ -5,6 +5,7 @@ import { createWriteStream } from 'node:fs';
 import { readFile, rename, rm } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import type { TokenUsage } from '../../billing/pricing.js';
+import { isCount } from '../../catalog/capability-read.js';
 import type { ImageEditJob, ImageJob, ImageOutcome, ImageProvider, ImageStreamOutcome, VideoJob, VideoPoll, VideoProvider } from '../provider.js';
 import { referenceMime } from '../../videos/reference-store.js';
 import { decodeImageBase64, parseImagesJson, type ImagesJson } from '../upstream/image-payload.js';
@@ -174,8 +175,6 @@ export class OpenAIProvider extends UpstreamAdapter<UpstreamProviderConfig> impl
     return key ? { authorization: `Bearer ${key}` } : {};
   }
 }
-
-const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 
 /**
  * Passes a finished video's download on, refusing what is plainly not one: nothing at all, or an
