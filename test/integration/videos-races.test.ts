@@ -5,7 +5,7 @@
 // the task ends once, its hold ends once (one consume or one release), a cancelled task is never
 // charged, an upstream job the gateway gave up on is cancelled, and no output is left on disk for
 // a task that did not complete.
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { VideoTask } from '../../shared/api-types.js';
@@ -18,70 +18,18 @@ import { startTestGateway, USD, type TestGateway } from '../helpers/gateway.js';
 import { Gate, HandProvider } from '../helpers/hand-video-provider.js';
 import { postJson, request } from '../helpers/http.js';
 import { addStubVideoModel, waitFor } from '../helpers/stub-video-provider.js';
-import { ledgerProblems } from '../reliability/support.js';
+import { videoTaskKit } from '../helpers/video-task-kit.js';
 
 let t: TestGateway;
 let now = Date.parse('2026-11-21T12:00:00Z');
 const clock = { now: () => now };
-let models = 0;
 
 beforeAll(async () => {
   t = await startTestGateway({ clock, background: false });
 });
 afterAll(() => t.close());
 
-/** A fresh provider and model on `g`, and a key with $1 (a task holds $0.40). */
-async function setup(g: TestGateway = t) {
-  const stub = new HandProvider(`hand-${++models}`);
-  const model = `video-hand-${models}`;
-  await addStubVideoModel(g.gateway, stub, model, { max_task_seconds: 60 });
-  const key = await g.key('balance', { balanceNano: USD });
-  return { stub, model, key, ...callsOf(g, key.token, model) };
-}
-
-/** The task endpoints of `g` as `token`; `create` posts a 4 s task on `model`. */
-function callsOf(g: TestGateway, token: string, model: string) {
-  const auth = { authorization: `Bearer ${token}` };
-  const create = async () => {
-    const response = await postJson(`${g.baseUrl}/videos`, { model, prompt: 'a kite', seconds: 4 }, token);
-    expect(response.status).toBe(200);
-    return response.body as VideoTask;
-  };
-  const cancel = async (id: string) => {
-    const response = await request(`${g.baseUrl}/videos/${id}`, { method: 'DELETE', headers: auth });
-    expect(response.status).toBe(200);
-    return response.body as VideoTask;
-  };
-  const get = async (id: string) => (await request(`${g.baseUrl}/videos/${id}`, { headers: auth })).body as VideoTask;
-  const content = (id: string) => fetch(`${g.baseUrl}/videos/${id}/content`, { headers: auth, redirect: 'manual' });
-  return { create, cancel, get, content };
-}
-
-/** The ledger of the account, oldest first, as kinds. */
-async function ledgerKinds(accountId: string, g = t): Promise<string[]> {
-  return (await g.gateway.billing.ledgerFor(accountId)).map((r) => r.kind).reverse();
-}
-
-/** Files the task left in the outputs dir (its MP4 or a partial download). */
-function outputsOf(taskId: string, g = t): string[] {
-  return readdirSync(join(g.dataDir, 'videos')).filter((name) => name.includes(taskId));
-}
-
-/** The task's account: every hold ended once, the money balances, nothing held. */
-async function expectSettled(accountId: string, g = t): Promise<void> {
-  expect((await ledgerProblems(g.gateway.store.db, { requireEnded: true })).filter((p) => p.accountId === accountId)).toEqual([]);
-}
-
-/** Cancelled and released: nothing charged, nothing held, no output on disk, no content. */
-async function expectCancelled(s: Pick<Awaited<ReturnType<typeof setup>>, 'key' | 'get' | 'content'>, id: string, code = 'cancelled', g = t): Promise<void> {
-  const status = code === 'timeout' ? 'timeout' : 'failed';
-  expect(await s.get(id)).toMatchObject({ status, error: { code }, outputs: [], cost_usd: '0.00000000' });
-  expect(await ledgerKinds(s.key.accountId, g)).toEqual(['top_up', 'reserve', 'release']);
-  expect(await g.gateway.billing.view(s.key.accountId)).toMatchObject({ balance_usd: '1.00000000', holds_usd: '0.00000000' });
-  expect(outputsOf(id, g)).toEqual([]);
-  expect((await s.content(id)).status).toBe(409);
-  await expectSettled(s.key.accountId, g);
-}
+const { setup, callsOf, ledgerKinds, outputsOf, expectSettled, expectCancelled, nextModel } = videoTaskKit(() => t);
 
 describe('a cancel landing in the middle of a scheduler step', () => {
   it.each([
@@ -243,8 +191,9 @@ describe('the studio cancelling its video while the creation is still submitting
   it('the cancel is pushed to the studio at once (videos.updated), the hold released once, the job taken later cancelled upstream', async () => {
     const studio = await createStudio(t.gateway, { version: 'test' });
     try {
-      const stub = new HandProvider(`hand-${++models}`);
-      const model = `video-hand-${models}`;
+      const n = nextModel();
+      const stub = new HandProvider(`hand-${n}`);
+      const model = `video-hand-${n}`;
       await addStubVideoModel(t.gateway, stub, model, { max_task_seconds: 60 });
       const owner = studio.context.owner.accountId;
       await t.gateway.billing.topUp(owner, USD);
