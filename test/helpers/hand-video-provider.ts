@@ -67,7 +67,16 @@ export class HandProvider implements VideoProvider {
     return answer;
   }
 
+  /** How the next cancels go, in order (then 'ok'): 'down' is a 503, 'gone' a 404 (nothing to cancel). */
+  readonly cancelAnswers: ('ok' | 'down' | 'gone')[] = [];
+  /** Every cancel asked for, answered or not. */
+  readonly cancelTries: string[] = [];
+
   async cancelVideo(_job: VideoJob, upstreamId: string): Promise<void> {
+    this.cancelTries.push(upstreamId);
+    const answer = this.cancelAnswers.shift() ?? 'ok';
+    if (answer === 'down') throw new GatewayError('upstream_unavailable', 'The video provider is temporarily unavailable.');
+    if (answer === 'gone') throw new GatewayError('upstream_bad_request', 'The upstream provider rejected the request.');
     this.cancelled.push(upstreamId);
   }
 }

@@ -203,6 +203,20 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('video_tasks').addColumn('output_bytes', 'integer').execute();
     },
   },
+  '0007_upstream_cancel_pending': {
+    async up(db: Kysely<unknown>) {
+      // An ended task whose upstream job is still to be cancelled, until when that is retried
+      // (null: nothing pending). Written with the task's end, so a crash before the upstream
+      // cancel went out (or an upstream down at the time) does not leave the job running.
+      await db.schema.alterTable('video_tasks').addColumn('upstream_cancel_until', 'integer').execute();
+      await db.schema
+        .createIndex('video_tasks_cancel_pending')
+        .on('video_tasks')
+        .column('next_poll_at')
+        .where(sql.ref('upstream_cancel_until'), 'is not', null)
+        .execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -92,7 +92,10 @@ export interface VideoTasksTable {
   updated_at: number;
   completed_at: number | null;
   deadline_at: number;
+  /** When an active task is next polled; on an ended one, when a pending upstream cancel is next tried. */
   next_poll_at: number;
+  /** Set on an ended task whose upstream job is still to be cancelled: retried until then. */
+  upstream_cancel_until: number | null;
 }
 
 export interface IdempotencyKeysTable {

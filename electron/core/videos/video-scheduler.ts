@@ -54,6 +54,9 @@ export class VideoScheduler {
    * alone until `until`, backing off, instead of retried (and a local render restarted) every tick.
    */
   private readonly resting = new Map<string, { failures: number; until: number }>();
+  /** Upstream cancels under way (a tick does not send a second one), and failed tries per task, for backoff. */
+  private readonly cancelling = new Set<string>();
+  private readonly cancelFailures = new Map<string, number>();
   private readonly intervalMs: number;
   private readonly concurrency: number;
 
@@ -124,17 +127,21 @@ export class VideoScheduler {
   async tick(): Promise<void> {
     const now = this.clock.now();
     const due = (await this.tasks.due(now, 500)).filter((row) => (this.resting.get(row.id)?.until ?? 0) <= now);
-    let index = 0;
-    const worker = async () => {
-      while (index < due.length) {
-        const row = due[index++]!;
-        await this.process(row).then(
+    const cancels = (await this.tasks.cancelsDue(now, 100)).filter((row) => !this.cancelling.has(row.id));
+    const steps = [
+      ...due.map((row) => () =>
+        this.process(row).then(
           () => this.resting.delete(row.id),
           (error: unknown) => this.rest(row.id, error),
-        );
-      }
+        ),
+      ),
+      ...cancels.map((row) => () => this.retryCancel(row)),
+    ];
+    let index = 0;
+    const worker = async () => {
+      while (index < steps.length) await steps[index++]!();
     };
-    await Promise.all(Array.from({ length: Math.min(this.concurrency, due.length) }, worker));
+    await Promise.all(Array.from({ length: Math.min(this.concurrency, steps.length) }, worker));
   }
 
   jobOf(row: VideoTaskRow): VideoJob {
@@ -156,26 +163,75 @@ export class VideoScheduler {
   }
 
   /**
-   * Cancels the upstream job of a task that has just ended (`upstreamId`: one taken after the row
-   * was read), and tells listeners of the end, also when no job had been taken yet.
+   * A task has just ended (`row` as returned by fail(), or with the job its submission took):
+   * listeners hear, and its upstream job, if it has one, is cancelled. The row carries a pending
+   * cancel (written with the end), so one that fails here, or never runs because the process
+   * stopped, is tried again by later ticks (retryCancel).
    */
-  async cancelUpstream(row: VideoTaskRow, upstreamId = row.upstream_id): Promise<void> {
-    if (upstreamId) {
-      try {
-        await (await this.providers.video(row.provider_id)).cancelVideo(this.jobOf(row), upstreamId);
-      } catch (error) {
-        this.logger.warn({ taskId: row.id, code: isGatewayError(error) ? error.code : 'error' }, 'upstream cancel failed');
-      }
-    }
+  async cancelUpstream(row: VideoTaskRow): Promise<void> {
     this.ended(row.id);
+    if (row.upstream_id) await this.cancelJob(row, row.upstream_id, true);
+  }
+
+  /** After a submission: a job the task will not follow is cancelled upstream. */
+  async jobTaken(row: VideoTaskRow, upstreamId: string, outcome: 'recorded' | 'ended' | 'surplus'): Promise<void> {
+    if (outcome === 'ended') await this.cancelUpstream({ ...row, upstream_id: upstreamId });
+    // A second job for a task that follows another: cancelled once, best effort (it is on no row).
+    else if (outcome === 'surplus') await this.cancelJob(row, upstreamId, false);
+  }
+
+  private async retryCancel(row: VideoTaskRow): Promise<void> {
+    try {
+      if (this.clock.now() >= row.upstream_cancel_until!) {
+        this.logger.warn({ taskId: row.id }, 'gave up cancelling the upstream job of an ended video task');
+        this.cancelFailures.delete(row.id);
+        await this.tasks.cancelDone(row.id);
+        return;
+      }
+      await this.cancelJob(row, row.upstream_id!, true);
+    } catch (error) {
+      // Storage trouble: the cancel stays pending and due, and the next tick tries again.
+      this.logger.warn({ err: error, taskId: row.id }, 'could not record an upstream cancel');
+    }
+  }
+
+  /**
+   * Asks the provider to cancel `upstreamId`. Done when it did, or refused because there is
+   * nothing to cancel (400/404: finished, unknown); anything else (down, rate limited, the
+   * provider gone from the config) is tried again with backoff while the cancel is `pending`.
+   */
+  private async cancelJob(row: VideoTaskRow, upstreamId: string, pending: boolean): Promise<void> {
+    this.cancelling.add(row.id);
+    let error: unknown = null;
+    try {
+      await (await this.providers.video(row.provider_id)).cancelVideo(this.jobOf(row), upstreamId);
+    } catch (caught) {
+      error = caught;
+    } finally {
+      this.cancelling.delete(row.id);
+    }
+    const done = error === null || (isGatewayError(error) && error.code === 'upstream_bad_request');
+    if (!done) {
+      const failures = (this.cancelFailures.get(row.id) ?? 0) + 1;
+      if (failures === 1 || failures % 10 === 0) {
+        this.logger.warn({ taskId: row.id, code: isGatewayError(error) ? error.code : 'error', failures }, 'upstream cancel failed');
+      }
+      if (!pending) return;
+      this.cancelFailures.set(row.id, failures);
+      await this.tasks.schedulePoll(row.id, this.clock.now() + pollRetryDelayMs(error, failures, this.intervalMs, 60_000));
+      return;
+    }
+    this.cancelFailures.delete(row.id);
+    if (pending) await this.tasks.cancelDone(row.id);
   }
 
   private async process(row: VideoTaskRow): Promise<void> {
     const now = this.clock.now();
     if (now >= row.deadline_at) {
-      if (await this.tasks.fail(row.id, 'timeout', 'timeout', `The task did not finish within its time limit.`)) {
+      const ended = await this.tasks.fail(row.id, 'timeout', 'timeout', `The task did not finish within its time limit.`, true);
+      if (ended) {
         this.logger.warn({ taskId: row.id }, 'video task timed out');
-        await this.cancelUpstream(row);
+        await this.cancelUpstream(ended);
       }
       return;
     }
@@ -207,9 +263,10 @@ export class VideoScheduler {
       }
       const ending = repeatedAnswerEnding(error);
       if (ending && this.repeatedTooLong(row.id)) {
-        if (await this.tasks.fail(row.id, 'failed', ending.code, ending.message)) {
+        const ended = await this.tasks.fail(row.id, 'failed', ending.code, ending.message, ending.cancelUpstream);
+        if (ended) {
           this.logger.warn({ taskId: row.id, code: ending.code }, 'video task failed: the upstream kept answering so');
-          if (ending.cancelUpstream) await this.cancelUpstream(row);
+          if (ending.cancelUpstream) await this.cancelUpstream(ended);
           else this.ended(row.id);
         }
         return;
@@ -274,8 +331,9 @@ export class VideoScheduler {
       return;
     }
     // A write that fails here is the gateway's trouble, not the task's: it rests and is submitted again.
-    // Cancelled (or timed out) while the provider was taking it: the job it took is cancelled too.
-    if (!(await this.tasks.setUpstream(job.taskId, upstreamId))) await this.cancelUpstream(row, upstreamId);
+    // Cancelled (or timed out) while the provider was taking it, or already following the job of
+    // a creation that was slow to answer: the job it took is cancelled.
+    await this.jobTaken(row, upstreamId, await this.tasks.setUpstream(job.taskId, upstreamId));
   }
 
   private emit(taskId: string): void {

@@ -132,6 +132,7 @@ export class VideoService {
           upstream_id: null,
           output_path: null,
           output_bytes: null,
+          upstream_cancel_until: null,
           output_url: null,
           error_code: null,
           error_message: null,
@@ -170,8 +171,8 @@ export class VideoService {
       throw error instanceof GatewayError ? error : new GatewayError('upstream_unavailable', 'The video provider did not accept the task.');
     }
     try {
-      // Cancelled while the provider was taking it: the job it took is cancelled too.
-      if (!(await this.tasks.setUpstream(taskId, upstreamId))) await this.scheduler.cancelUpstream(row, upstreamId);
+      // Cancelled while the provider was taking it, or resubmitted meanwhile: a job it will not follow is cancelled.
+      await this.scheduler.jobTaken(row, upstreamId, await this.tasks.setUpstream(taskId, upstreamId));
     } catch (error) {
       // The task and its hold are committed and the provider took the job; only its upstream id
       // is not on record. The task stands (answering an error here would invite a retry that
@@ -221,8 +222,9 @@ export class VideoService {
   async cancel(principal: Principal, id: string, contentUrl: ContentUrl): Promise<VideoTask> {
     const row = await this.tasks.getOwned(principal, id);
     if ((ACTIVE_STATUSES as readonly string[]).includes(row.status)) {
-      const ended = await this.tasks.fail(id, 'failed', 'cancelled', 'The task was cancelled by its owner.');
-      if (ended) await this.scheduler.cancelUpstream(row);
+      // The job to cancel is the one on record when the task ended (it may have been taken since `row` was read).
+      const ended = await this.tasks.fail(id, 'failed', 'cancelled', 'The task was cancelled by its owner.', true);
+      if (ended) await this.scheduler.cancelUpstream(ended);
     }
     // Read again through the owner check: a creation refused meanwhile has left no task (404).
     return toVideoTask(await this.tasks.getOwned(principal, id), contentUrl);

@@ -16,6 +16,12 @@ import type { VideoFiles } from './reference-store.js';
 
 export const ACTIVE_STATUSES = ['queued', 'in_progress'] as const;
 
+/** How long an ended task's upstream cancel is retried (an upstream down, a restart) before it is given up. */
+export const UPSTREAM_CANCEL_RETRY_MS = 60 * 60 * 1000;
+
+/** The columns that leave a pending upstream cancel on an ended task, due at once. */
+const cancelPending = (now: number) => ({ upstream_cancel_until: now + UPSTREAM_CANCEL_RETRY_MS, next_poll_at: now });
+
 export interface ListOptions {
   limit: number;
   after?: string;
@@ -76,17 +82,25 @@ export class VideoTaskStore {
   }
 
   /**
-   * Records the upstream job and makes the task due, ending the creation's submit lease. False
-   * when the task ended while it was being submitted (a cancel): the job is nobody's to finish.
+   * Records the upstream job and makes the task due, ending the creation's submit lease. Returns
+   * 'recorded', or what the job is when it is nobody's to finish: 'ended' when the task ended
+   * while it was being submitted (a cancel; the job is then kept on the row as one to cancel, so
+   * a crash before its cancel still cancels it), 'surplus' when the task already follows another
+   * job (a resubmission after the lease ran out while the first submission was still going).
    */
-  async setUpstream(id: string, upstreamId: string): Promise<boolean> {
-    const result = await this.store.db
-      .updateTable('video_tasks')
-      .set({ upstream_id: upstreamId, updated_at: this.clock.now(), next_poll_at: 0 })
-      .where('id', '=', id)
-      .where('status', 'in', [...ACTIVE_STATUSES])
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) > 0;
+  async setUpstream(id: string, upstreamId: string): Promise<'recorded' | 'ended' | 'surplus'> {
+    return this.store.tx(async (trx) => {
+      const row = await this.get(id, trx);
+      if (!row || row.upstream_id !== null) return 'surplus';
+      const now = this.clock.now();
+      const active = (ACTIVE_STATUSES as readonly string[]).includes(row.status);
+      await trx
+        .updateTable('video_tasks')
+        .set(active ? { upstream_id: upstreamId, updated_at: now, next_poll_at: 0 } : { upstream_id: upstreamId, ...cancelPending(now) })
+        .where('id', '=', id)
+        .execute();
+      return active ? 'recorded' : 'ended';
+    });
   }
 
   /** Progress of an active task (never moves a terminal task, never goes backwards). */
@@ -138,22 +152,51 @@ export class VideoTaskStore {
     return outcome === 'completed';
   }
 
-  /** failed / timeout + hold released, atomically. Returns false when the task had already ended. */
-  async fail(id: string, status: 'failed' | 'timeout', code: string, message: string): Promise<boolean> {
+  /**
+   * failed / timeout + hold released, atomically. Returns the task as it was before (its
+   * upstream job as of the end), or null when it had already ended. With `cancelUpstream`, a
+   * task that has an upstream job keeps a pending cancel of it (see cancelDone()).
+   */
+  async fail(id: string, status: 'failed' | 'timeout', code: string, message: string, cancelUpstream = false): Promise<VideoTaskRow | null> {
     const ended = await this.store.tx(async (trx) => {
       const row = await this.get(id, trx);
-      if (!row || !(ACTIVE_STATUSES as readonly string[]).includes(row.status)) return false;
+      if (!row || !(ACTIVE_STATUSES as readonly string[]).includes(row.status)) return null;
       if (row.hold_id) await this.billing.releaseIn(trx, row.hold_id);
       const now = this.clock.now();
       await trx
         .updateTable('video_tasks')
-        .set({ status, cost_nano: 0, error_code: code, error_message: message, updated_at: now, completed_at: now })
+        .set({
+          status,
+          cost_nano: 0,
+          error_code: code,
+          error_message: message,
+          updated_at: now,
+          completed_at: now,
+          ...(cancelUpstream && row.upstream_id ? cancelPending(now) : {}),
+        })
         .where('id', '=', id)
         .execute();
-      return true;
+      return row;
     });
     if (ended) await this.files.removeOutput(id);
     return ended;
+  }
+
+  /** The upstream cancel of an ended task is done (or given up): nothing pending any more. */
+  async cancelDone(id: string): Promise<void> {
+    await this.store.db.updateTable('video_tasks').set({ upstream_cancel_until: null }).where('id', '=', id).execute();
+  }
+
+  /** Ended tasks whose pending upstream cancel is due. */
+  async cancelsDue(now: number, limit: number): Promise<VideoTaskRow[]> {
+    return this.store.db
+      .selectFrom('video_tasks')
+      .selectAll()
+      .where('upstream_cancel_until', 'is not', null)
+      .where('next_poll_at', '<=', now)
+      .orderBy('next_poll_at')
+      .limit(limit)
+      .execute();
   }
 
   /**

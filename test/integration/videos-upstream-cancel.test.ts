@@ -1,0 +1,175 @@
+// The upstream job of a task that ended early (a cancel, a timeout) is cancelled even when the
+// upstream is down at the time or the gateway stops before the cancel went out: the pending
+// cancel is written with the task's end and tried again, with backoff, for up to an hour, also
+// after a restart. Driven by hand: a stub provider answers each cancel as told, the clock is
+// injected, and the scheduler runs one tick at a time.
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { UPSTREAM_CANCEL_RETRY_MS } from '../../electron/core/videos/video-task-store.js';
+import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { Gate } from '../helpers/hand-video-provider.js';
+import { videoTaskKit } from '../helpers/video-task-kit.js';
+
+let t: TestGateway;
+let now = Date.parse('2026-11-21T12:00:00Z');
+const clock = { now: () => now };
+
+beforeAll(async () => {
+  t = await startTestGateway({ clock, background: false });
+});
+afterAll(() => t.close());
+
+const { setup, callsOf, expectCancelled } = videoTaskKit(() => t);
+
+/** A task on a fresh stub, submitted (its upstream job `up-<id>-1` running). */
+async function submitted(g: TestGateway = t) {
+  const s = await setup(g);
+  const task = await s.create();
+  return { s, id: task.id, job: `up-${task.id}-1` };
+}
+
+const pendingUntil = async (id: string, g = t) => (await g.gateway.videoTasks.get(id))!.upstream_cancel_until;
+
+describe('an upstream down when its task is cancelled', () => {
+  it('the cancel stands at once; the upstream cancel is tried again after a backoff until it goes through, then never again', async () => {
+    const { s, id, job } = await submitted();
+    s.stub.cancelAnswers.push('down', 'down');
+    expect(await s.cancel(id)).toMatchObject({ status: 'failed', error: { code: 'cancelled' } });
+    await expectCancelled(s, id);
+    expect([s.stub.cancelTries, s.stub.cancelled]).toEqual([[job], []]);
+    expect(await pendingUntil(id)).toBe(now + UPSTREAM_CANCEL_RETRY_MS);
+
+    await t.gateway.scheduler.tick(); // backing off: not yet
+    expect(s.stub.cancelTries).toEqual([job]);
+    now += 60_000;
+    await t.gateway.scheduler.tick(); // still down
+    expect(s.stub.cancelTries).toEqual([job, job]);
+    now += 60_000;
+    await t.gateway.scheduler.tick();
+    expect(s.stub.cancelled).toEqual([job]);
+    expect(await pendingUntil(id)).toBeNull();
+
+    now += 60_000;
+    await t.gateway.scheduler.tick();
+    expect(s.stub.cancelTries).toEqual([job, job, job]);
+    await expectCancelled(s, id);
+  });
+
+  it('an upstream that answers there is nothing to cancel (finished, unknown) ends the cancel: not tried again', async () => {
+    const { s, id, job } = await submitted();
+    s.stub.cancelAnswers.push('gone');
+    await s.cancel(id);
+    expect(await pendingUntil(id)).toBeNull();
+    now += 60_000;
+    await t.gateway.scheduler.tick();
+    expect(s.stub.cancelTries).toEqual([job]);
+  });
+
+  it('an upstream down for longer than an hour: the cancel is given up, with a warning', async () => {
+    const { s, id, job } = await submitted();
+    s.stub.cancelAnswers.push(...Array<'down'>(200).fill('down'));
+    await s.cancel(id);
+    const warn = vi.spyOn(t.gateway.logger, 'warn');
+    try {
+      for (let elapsed = 0; elapsed <= UPSTREAM_CANCEL_RETRY_MS; elapsed += 60_000) {
+        now += 60_000;
+        await t.gateway.scheduler.tick();
+      }
+      expect(await pendingUntil(id)).toBeNull();
+      expect(warn).toHaveBeenCalledWith({ taskId: id }, 'gave up cancelling the upstream job of an ended video task');
+    } finally {
+      warn.mockRestore();
+    }
+    const tries = s.stub.cancelTries.length;
+    expect(tries).toBeGreaterThan(10); // backing off, capped at a minute
+    now += 60_000;
+    await t.gateway.scheduler.tick();
+    expect(s.stub.cancelTries).toHaveLength(tries);
+    expect(s.stub.cancelTries.every((tried) => tried === job)).toBe(true);
+  });
+
+  it('a timeout whose upstream cancel fails is tried again the same way', async () => {
+    const { s, id, job } = await submitted();
+    s.stub.cancelAnswers.push('down');
+    now += 61_000; // past max_task_seconds
+    await t.gateway.scheduler.tick();
+    await expectCancelled(s, id, 'timeout');
+    expect(s.stub.cancelled).toEqual([]);
+    now += 60_000;
+    await t.gateway.scheduler.tick();
+    expect(s.stub.cancelled).toEqual([job]);
+  });
+});
+
+describe('a gateway stopped before the upstream cancel went out', () => {
+  it('the next start cancels the job: the pending cancel was written with the end', async () => {
+    const first = await startTestGateway({ clock, background: false });
+    const { s, id, job } = await submitted(first);
+    // The cancel's upstream call never returns: the process is stopped while it hangs.
+    const hang = new Gate();
+    const cancelVideo = vi.spyOn(s.stub, 'cancelVideo').mockImplementationOnce(() => hang.pass());
+    const cancelling = callsOf(first, s.key.token, s.model).cancel(id);
+    await hang.reached;
+    expect((await first.gateway.videoTasks.get(id))!.status).toBe('failed');
+    cancelVideo.mockRestore();
+    await first.gateway.close();
+
+    const again = await startTestGateway({ clock, background: false, dataDir: first.dataDir });
+    try {
+      again.gateway.providers.register(s.stub);
+      await again.gateway.scheduler.tick();
+      expect(s.stub.cancelled).toEqual([job]);
+      expect(await pendingUntil(id, again)).toBeNull();
+      await expectCancelled({ key: s.key, ...callsOf(again, s.key.token, s.model) }, id, 'cancelled', again);
+    } finally {
+      hang.open();
+      await cancelling.catch(() => undefined);
+      await first.server.close();
+      await again.close();
+    }
+  });
+});
+
+describe('the upstream job taken while the cancel was on its way', () => {
+  it('a submission recorded between the cancel reading the task and ending it: that job is cancelled', async () => {
+    const s = await setup();
+    const gate = new Gate();
+    s.stub.submitGates.push(gate);
+    const creating = s.create();
+    await gate.reached;
+    const { id } = await t.gateway.store.db.selectFrom('video_tasks').select('id').where('account_id', '=', s.key.accountId).executeTakeFirstOrThrow();
+    // The cancel reads the task (no upstream job yet); the submission lands before the cancel ends it.
+    const getOwned = t.gateway.videoTasks.getOwned.bind(t.gateway.videoTasks);
+    const spy = vi.spyOn(t.gateway.videoTasks, 'getOwned').mockImplementationOnce(async (...args) => {
+      const row = await getOwned(...args);
+      gate.open();
+      await creating;
+      return row;
+    });
+    try {
+      await s.cancel(id);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(s.stub.cancelled).toEqual([`up-${id}-1`]);
+    await expectCancelled(s, id);
+  });
+
+  it("a creation that answers after the scheduler resubmitted its task: the task follows one job, the other is cancelled", async () => {
+    const s = await setup();
+    const slowCreation = new Gate();
+    s.stub.submitGates.push(slowCreation);
+    const creating = s.create();
+    await slowCreation.reached;
+    const { id } = await t.gateway.store.db.selectFrom('video_tasks').select('id').where('account_id', '=', s.key.accountId).executeTakeFirstOrThrow();
+    now += 2_000; // past the creation's submit lease
+    await t.gateway.scheduler.tick(); // resubmits: the job it gets back (the stub's first, "-1") is recorded
+    slowCreation.open();
+    await creating; // the creation's job ("-2") comes back to a task that already follows another
+
+    expect((await t.gateway.videoTasks.get(id))!.upstream_id).toBe(`up-${id}-1`);
+    expect(s.stub.cancelled).toEqual([`up-${id}-2`]);
+    s.stub.upstream = 'completed';
+    await t.gateway.scheduler.tick();
+    expect(await s.get(id)).toMatchObject({ status: 'completed', cost_usd: '0.40000000' });
+  });
+});
