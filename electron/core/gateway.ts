@@ -126,11 +126,14 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
 
 /**
  * Server start only (the CLI opens the same database without taking over its work): image holds
- * belong to synchronous requests, so any left active are from a crash; video tasks resume.
+ * belong to synchronous requests, so any left active are from a crash; video tasks resume, and
+ * files their interrupted steps left are removed.
  */
 export async function startBackgroundWork(gateway: Gateway, holder = 'mgw serve'): Promise<void> {
   gateway.dataDirLock.claim(holder);
   const released = await gateway.billing.releaseOrphans('image');
   if (released > 0) gateway.logger.warn({ released }, 'released image holds left by an interrupted run');
+  const swept = await gateway.videos.sweepFiles();
+  if (swept > 0) gateway.logger.warn({ swept }, 'removed video files left by an interrupted run');
   gateway.scheduler.start();
 }

@@ -3,7 +3,10 @@
 // cancel is written with the task's end and tried again, with backoff, for up to an hour, also
 // after a restart. Driven by hand: a stub provider answers each cancel as told, the clock is
 // injected, and the scheduler runs one tick at a time.
+import { readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startBackgroundWork } from '../../electron/core/gateway.js';
 import { UPSTREAM_CANCEL_RETRY_MS } from '../../electron/core/videos/video-task-store.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { Gate } from '../helpers/hand-video-provider.js';
@@ -171,5 +174,39 @@ describe('the upstream job taken while the cancel was on its way', () => {
     s.stub.upstream = 'completed';
     await t.gateway.scheduler.tick();
     expect(await s.get(id)).toMatchObject({ status: 'completed', cost_usd: '0.40000000' });
+  });
+});
+
+describe('files an interrupted run left, swept at the next start', () => {
+  it('partial downloads and renders, outputs of ended tasks, and references of creations that never committed go; what tasks need stays', async () => {
+    const g = await startTestGateway({ clock, background: false });
+    try {
+      const done = await submitted(g);
+      done.s.stub.upstream = 'completed';
+      await g.gateway.scheduler.tick();
+      expect(await done.s.get(done.id)).toMatchObject({ status: 'completed' });
+      const ended = await submitted(g);
+      await ended.s.cancel(ended.id);
+      const running = await submitted(g);
+
+      const videos = join(g.dataDir, 'videos');
+      const uploads = join(g.dataDir, 'uploads');
+      const left = {
+        download: join(videos, `${running.id}.mp4.part`),
+        render: join(videos, `.${running.id}.mp4.0a1b2c3d4e5f.part`),
+        endedOutput: join(videos, `${ended.id}.mp4`),
+        runningOutput: join(videos, `${running.id}.mp4`),
+        neverCommitted: join(uploads, 'video_neverinsertedtask12-0.png'),
+        runningReference: join(uploads, `${running.id}-0.png`),
+      };
+      for (const path of Object.values(left)) writeFileSync(path, 'left by a killed process');
+
+      await startBackgroundWork(g.gateway, 'test');
+      expect(readdirSync(videos).sort()).toEqual([`${done.id}.mp4`, `${running.id}.mp4`].sort());
+      expect(readdirSync(uploads)).toEqual([`${running.id}-0.png`]);
+      expect((await done.s.content(done.id)).status).toBe(200);
+    } finally {
+      await g.close();
+    }
   });
 });

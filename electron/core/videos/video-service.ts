@@ -15,6 +15,7 @@ import type { Logger } from '../logger.js';
 import type { VideoProvider } from '../providers/provider.js';
 import type { ProviderRegistry } from '../providers/registry.js';
 import type { Store } from '../store/database.js';
+import { sweepVideoFiles } from './file-sweep.js';
 import { checkIdempotencyKey, findIdempotent, rememberIdempotent, requestFingerprint } from './idempotency.js';
 import type { VideoFiles } from './reference-store.js';
 import { checkVideoRules, effectiveSize, parseVideoRequest, resolveVideoModel, type VideoCreateInput, type VideoCreateRequest } from './video-request.js';
@@ -196,6 +197,11 @@ export class VideoService {
     } catch (error) {
       this.logger.warn({ taskId, err: error }, 'could not discard a refused video task; the scheduler will retry it');
     }
+  }
+
+  /** At server start: removes files an interrupted run left (see file-sweep.ts); returns how many. */
+  sweepFiles(): Promise<number> {
+    return sweepVideoFiles(this.store, this.files);
   }
 
   async get(principal: Principal, id: string, contentUrl: ContentUrl): Promise<VideoTask> {
