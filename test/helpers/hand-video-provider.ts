@@ -30,8 +30,8 @@ export class HandProvider implements VideoProvider {
   readonly submitTimeoutMs = 1_000;
   readonly submitted: string[] = [];
   readonly cancelled: string[] = [];
-  /** What a poll finds upstream. */
-  upstream: 'running' | 'completed' = 'running';
+  /** What a poll finds upstream ('lost': the upstream does not know the job, as after a restart of the built-in engine). */
+  upstream: 'running' | 'completed' | 'lost' = 'running';
   /** Submissions are refused. */
   refuse = false;
   /** Gates for the next submissions, in order. */
@@ -51,6 +51,7 @@ export class HandProvider implements VideoProvider {
   }
 
   async pollVideo(job: VideoJob): Promise<VideoPoll> {
+    if (this.upstream === 'lost') return { state: 'unknown' };
     let answer: VideoPoll = { state: 'in_progress', progress: 42 };
     if (this.upstream === 'completed') {
       const part = `${job.outputPath}.part`;

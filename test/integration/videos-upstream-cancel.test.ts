@@ -177,6 +177,19 @@ describe('the upstream job taken while the cancel was on its way', () => {
   });
 });
 
+describe('a job the upstream lost, submitted again', () => {
+  it('the task follows the new job: nothing is cancelled, and it completes', async () => {
+    const { s, id } = await submitted();
+    s.stub.upstream = 'lost';
+    await t.gateway.scheduler.tick(); // resubmits
+    expect((await t.gateway.videoTasks.get(id))!.upstream_id).toBe(`up-${id}-2`);
+    s.stub.upstream = 'completed';
+    await t.gateway.scheduler.tick();
+    expect(await s.get(id)).toMatchObject({ status: 'completed', cost_usd: '0.40000000' });
+    expect(s.stub.cancelTries).toEqual([]);
+  });
+});
+
 describe('files an interrupted run left, swept at the next start', () => {
   it('partial downloads and renders, outputs of ended tasks, and references of creations that never committed go; what tasks need stays', async () => {
     const g = await startTestGateway({ clock, background: false });

@@ -333,7 +333,7 @@ export class VideoScheduler {
     // A write that fails here is the gateway's trouble, not the task's: it rests and is submitted again.
     // Cancelled (or timed out) while the provider was taking it, or already following the job of
     // a creation that was slow to answer: the job it took is cancelled.
-    await this.jobTaken(row, upstreamId, await this.tasks.setUpstream(job.taskId, upstreamId));
+    await this.jobTaken(row, upstreamId, await this.tasks.setUpstream(job.taskId, upstreamId, row.upstream_id));
   }
 
   private emit(taskId: string): void {

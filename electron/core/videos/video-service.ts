@@ -173,7 +173,7 @@ export class VideoService {
     }
     try {
       // Cancelled while the provider was taking it, or resubmitted meanwhile: a job it will not follow is cancelled.
-      await this.scheduler.jobTaken(row, upstreamId, await this.tasks.setUpstream(taskId, upstreamId));
+      await this.scheduler.jobTaken(row, upstreamId, await this.tasks.setUpstream(taskId, upstreamId, null));
     } catch (error) {
       // The task and its hold are committed and the provider took the job; only its upstream id
       // is not on record. The task stands (answering an error here would invite a retry that

@@ -82,16 +82,18 @@ export class VideoTaskStore {
   }
 
   /**
-   * Records the upstream job and makes the task due, ending the creation's submit lease. Returns
-   * 'recorded', or what the job is when it is nobody's to finish: 'ended' when the task ended
-   * while it was being submitted (a cancel; the job is then kept on the row as one to cancel, so
-   * a crash before its cancel still cancels it), 'surplus' when the task already follows another
-   * job (a resubmission after the lease ran out while the first submission was still going).
+   * Records the upstream job in place of `replacing` (the job the submitter saw on the task: none
+   * for a first submission, a lost one for a resubmission) and makes the task due, ending the
+   * creation's submit lease. Returns 'recorded', or what the job is when it is nobody's to
+   * finish: 'ended' when the task ended while it was being submitted (a cancel; the job is then
+   * kept on the row as one to cancel, so a crash before its cancel still cancels it), 'surplus'
+   * when another submission recorded its job meanwhile (a resubmission after the lease ran out
+   * while the first submission was still going).
    */
-  async setUpstream(id: string, upstreamId: string): Promise<'recorded' | 'ended' | 'surplus'> {
+  async setUpstream(id: string, upstreamId: string, replacing: string | null): Promise<'recorded' | 'ended' | 'surplus'> {
     return this.store.tx(async (trx) => {
       const row = await this.get(id, trx);
-      if (!row || row.upstream_id !== null) return 'surplus';
+      if (!row || row.upstream_id !== replacing) return 'surplus';
       const now = this.clock.now();
       const active = (ACTIVE_STATUSES as readonly string[]).includes(row.status);
       await trx
