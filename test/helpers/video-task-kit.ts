@@ -41,6 +41,11 @@ export function videoTaskKit(current: () => TestGateway) {
     return { create, cancel, get, content };
   }
 
+  /** The id of the account's one task (one whose creation has not answered yet, say). */
+  async function taskOf(accountId: string, g = current()): Promise<string> {
+    return (await g.gateway.store.db.selectFrom('video_tasks').select('id').where('account_id', '=', accountId).executeTakeFirstOrThrow()).id;
+  }
+
   /** The ledger of the account, oldest first, as kinds. */
   async function ledgerKinds(accountId: string, g = current()): Promise<string[]> {
     return (await g.gateway.billing.ledgerFor(accountId)).map((r) => r.kind).reverse();
@@ -72,5 +77,5 @@ export function videoTaskKit(current: () => TestGateway) {
     await expectSettled(s.key.accountId, g);
   }
 
-  return { setup, callsOf, ledgerKinds, outputsOf, expectSettled, expectCancelled, nextModel: () => ++models };
+  return { setup, callsOf, taskOf, ledgerKinds, outputsOf, expectSettled, expectCancelled, nextModel: () => ++models };
 }

@@ -29,7 +29,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const { setup, callsOf, ledgerKinds, outputsOf, expectSettled, expectCancelled, nextModel } = videoTaskKit(() => t);
+const { setup, callsOf, taskOf, ledgerKinds, outputsOf, expectSettled, expectCancelled, nextModel } = videoTaskKit(() => t);
 
 describe('a cancel landing in the middle of a scheduler step', () => {
   it.each([
@@ -118,7 +118,7 @@ describe('a cancel racing a submission (the task is queued, no upstream id yet)'
     s.stub.submitGates.push(gate);
     const creating = s.create();
     await gate.reached;
-    const { id } = await t.gateway.store.db.selectFrom('video_tasks').select('id').where('account_id', '=', s.key.accountId).executeTakeFirstOrThrow();
+    const id = await taskOf(s.key.accountId);
     expect(await s.cancel(id)).toMatchObject({ status: 'failed', error: { code: 'cancelled' } });
     gate.open();
     // The creation answers what it answers on a retry with its Idempotency-Key: the task as created.
@@ -138,7 +138,7 @@ describe('a cancel racing a submission (the task is queued, no upstream id yet)'
     s.stub.submitGates.push(slowCreation, resubmission);
     const creating = s.create();
     await slowCreation.reached;
-    const { id } = await t.gateway.store.db.selectFrom('video_tasks').select('id').where('account_id', '=', s.key.accountId).executeTakeFirstOrThrow();
+    const id = await taskOf(s.key.accountId);
     now += 2_000; // past the creation's submit lease
     const step = t.gateway.scheduler.tick();
     await resubmission.reached;
@@ -162,7 +162,7 @@ describe('a cancel racing a creation the provider refuses', () => {
     s.stub.refuse = true;
     const creating = postJson(`${t.baseUrl}/videos`, { model: s.model, prompt: 'a kite', seconds: 4 }, s.key.token);
     await gate.reached;
-    const { id } = await t.gateway.store.db.selectFrom('video_tasks').select('id').where('account_id', '=', s.key.accountId).executeTakeFirstOrThrow();
+    const id = await taskOf(s.key.accountId);
     // The cancel has read the task (queued) and is about to end it when the refusal discards it.
     const cancelReadTask = new Gate();
     const fail = t.gateway.videoTasks.fail.bind(t.gateway.videoTasks);

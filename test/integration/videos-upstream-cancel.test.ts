@@ -21,7 +21,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const { setup, callsOf, expectCancelled } = videoTaskKit(() => t);
+const { setup, callsOf, taskOf, expectCancelled } = videoTaskKit(() => t);
 
 /** A task on a fresh stub, submitted (its upstream job `up-<id>-1` running). */
 async function submitted(g: TestGateway = t) {
@@ -139,7 +139,7 @@ describe('the upstream job taken while the cancel was on its way', () => {
     s.stub.submitGates.push(gate);
     const creating = s.create();
     await gate.reached;
-    const { id } = await t.gateway.store.db.selectFrom('video_tasks').select('id').where('account_id', '=', s.key.accountId).executeTakeFirstOrThrow();
+    const id = await taskOf(s.key.accountId);
     // The cancel reads the task (no upstream job yet); the submission lands before the cancel ends it.
     const getOwned = t.gateway.videoTasks.getOwned.bind(t.gateway.videoTasks);
     const spy = vi.spyOn(t.gateway.videoTasks, 'getOwned').mockImplementationOnce(async (...args) => {
@@ -163,7 +163,7 @@ describe('the upstream job taken while the cancel was on its way', () => {
     s.stub.submitGates.push(slowCreation);
     const creating = s.create();
     await slowCreation.reached;
-    const { id } = await t.gateway.store.db.selectFrom('video_tasks').select('id').where('account_id', '=', s.key.accountId).executeTakeFirstOrThrow();
+    const id = await taskOf(s.key.accountId);
     now += 2_000; // past the creation's submit lease
     await t.gateway.scheduler.tick(); // resubmits: the job it gets back (the stub's first, "-1") is recorded
     slowCreation.open();
