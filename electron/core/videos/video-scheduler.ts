@@ -9,13 +9,14 @@ import type { ProviderRegistry } from '../providers/registry.js';
 import { pollRetryDelayMs, RepeatedFailureAnswer } from '../providers/upstream/upstream-errors.js';
 import type { VideoTaskRow } from '../store/schema.js';
 import type { VideoFiles } from './reference-store.js';
+import { StepQueue } from './step-queue.js';
 import { videoDimensions } from './video-pricing.js';
 import type { VideoTaskStore } from './video-task-store.js';
 
 export interface SchedulerOptions {
   /** How often active tasks are polled (local tasks also push updates between ticks). */
   intervalMs?: number;
-  /** Tasks polled at once. */
+  /** Task steps (a poll, a submission, a download) run at once. */
   concurrency?: number;
 }
 
@@ -41,7 +42,8 @@ function repeatedAnswerEnding(error: unknown): { code: string; message: string; 
 
 export class VideoScheduler {
   private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
+  /** The background scan under way; the steps it queued run on in `steps`. */
+  private scanning: Promise<void> | null = null;
   private again = false;
   private stopped = true;
   private readonly listeners = new Set<Listener>();
@@ -54,11 +56,15 @@ export class VideoScheduler {
    * alone until `until`, backing off, instead of retried (and a local render restarted) every tick.
    */
   private readonly resting = new Map<string, { failures: number; until: number }>();
-  /** Upstream cancels under way (a tick does not send a second one), and failed tries per task, for backoff. */
+  /**
+   * Tasks whose upstream cancel is under way (a scan does not start a second). stop() does not
+   * wait for them: a pending cancel is on record, and the next start sends it again.
+   */
   private readonly cancelling = new Set<string>();
+  /** Failed tries of a pending upstream cancel, per task, for backoff. */
   private readonly cancelFailures = new Map<string, number>();
   private readonly intervalMs: number;
-  private readonly concurrency: number;
+  private readonly steps: StepQueue<VideoTaskRow>;
 
   constructor(
     private readonly tasks: VideoTaskStore,
@@ -69,7 +75,14 @@ export class VideoScheduler {
     options: SchedulerOptions = {},
   ) {
     this.intervalMs = options.intervalMs ?? 500;
-    this.concurrency = options.concurrency ?? 16;
+    this.steps = new StepQueue(options.concurrency ?? 16, (row) =>
+      this.process(row).then(
+        () => {
+          this.resting.delete(row.id);
+        },
+        (error: unknown) => this.rest(row.id, error),
+      ),
+    );
   }
 
   start(): void {
@@ -96,7 +109,8 @@ export class VideoScheduler {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
-    await this.running;
+    await this.scanning;
+    await this.steps.idle();
   }
 
   /** Task status changes, for the studio's push events. */
@@ -105,17 +119,21 @@ export class VideoScheduler {
     return () => this.listeners.delete(listener);
   }
 
-  /** Runs a tick now (or right after the one in progress). */
+  /**
+   * Queues the steps of the due tasks now (or right after the scan in progress), without
+   * waiting for the steps queued before: a slow one (a long download) holds up only its task.
+   */
   poke(): void {
     if (this.stopped) return;
-    if (this.running) {
+    if (this.scanning) {
       this.again = true;
       return;
     }
-    this.running = this.tick()
+    this.scanning = this.startDue()
+      .then(() => undefined)
       .catch((error: unknown) => this.logger.error({ err: error }, 'video scheduler tick failed'))
       .finally(() => {
-        this.running = null;
+        this.scanning = null;
         if (this.again) {
           this.again = false;
           this.poke();
@@ -123,25 +141,24 @@ export class VideoScheduler {
       });
   }
 
-  /** One pass over the due tasks; exposed so tests can drive the scheduler deterministically. */
+  /** One pass over the due tasks, resolved when their steps have ended; tests drive the scheduler with it. */
   async tick(): Promise<void> {
-    const now = this.clock.now();
-    const due = (await this.tasks.due(now, 500)).filter((row) => (this.resting.get(row.id)?.until ?? 0) <= now);
-    const cancels = (await this.tasks.cancelsDue(now, 100)).filter((row) => !this.cancelling.has(row.id));
-    const steps = [
-      ...due.map((row) => () =>
-        this.process(row).then(
-          () => this.resting.delete(row.id),
-          (error: unknown) => this.rest(row.id, error),
-        ),
-      ),
-      ...cancels.map((row) => () => this.retryCancel(row)),
-    ];
-    let index = 0;
-    const worker = async () => {
-      while (index < steps.length) await steps[index++]!();
-    };
-    await Promise.all(Array.from({ length: Math.min(this.concurrency, steps.length) }, worker));
+    await Promise.all(await this.startDue());
+  }
+
+  /**
+   * Queues a step for every due task not already in hand (nor resting), and starts the pending
+   * upstream cancels that are due; returns their ends.
+   */
+  private async startDue(): Promise<Promise<void>[]> {
+    // Cancels first: a task that ends in one of this scan's steps sends its own cancel.
+    const cancels = (await this.tasks.cancelsDue(this.clock.now(), 100)).filter((row) => !this.cancelling.has(row.id));
+    const retries = cancels.map((row) => this.guardedCancel(row.id, () => this.retryCancel(row)));
+    const steps = await this.steps.scan(async () => {
+      const now = this.clock.now();
+      return (await this.tasks.due(now, 500)).filter((row) => (this.resting.get(row.id)?.until ?? 0) <= now);
+    });
+    return [...retries, ...steps];
   }
 
   jobOf(row: VideoTaskRow): VideoJob {
@@ -170,7 +187,8 @@ export class VideoScheduler {
    */
   async cancelUpstream(row: VideoTaskRow): Promise<void> {
     this.ended(row.id);
-    if (row.upstream_id) await this.cancelJob(row, row.upstream_id, true);
+    const upstreamId = row.upstream_id;
+    if (upstreamId) await this.guardedCancel(row.id, () => this.cancelJob(row, upstreamId, true));
   }
 
   /** After a submission: a job the task will not follow is cancelled upstream. */
@@ -180,19 +198,21 @@ export class VideoScheduler {
     else if (outcome === 'surplus') await this.cancelJob(row, upstreamId, false);
   }
 
-  private async retryCancel(row: VideoTaskRow): Promise<void> {
+  /** Runs `cancel`, the try of a task's pending upstream cancel, marked as in hand until it has ended. */
+  private async guardedCancel(taskId: string, cancel: () => Promise<void>): Promise<void> {
+    this.cancelling.add(taskId);
     try {
-      if (this.clock.now() >= row.upstream_cancel_until!) {
-        this.logger.warn({ taskId: row.id }, 'gave up cancelling the upstream job of an ended video task');
-        this.cancelFailures.delete(row.id);
-        await this.tasks.cancelDone(row.id);
-        return;
-      }
-      await this.cancelJob(row, row.upstream_id!, true);
-    } catch (error) {
-      // Storage trouble: the cancel stays pending and due, and the next tick tries again.
-      this.logger.warn({ err: error, taskId: row.id }, 'could not record an upstream cancel');
+      await cancel();
+    } finally {
+      this.cancelling.delete(taskId);
     }
+  }
+
+  private async retryCancel(row: VideoTaskRow): Promise<void> {
+    if (this.clock.now() < row.upstream_cancel_until!) return this.cancelJob(row, row.upstream_id!, true);
+    this.logger.warn({ taskId: row.id }, 'gave up cancelling the upstream job of an ended video task');
+    this.cancelFailures.delete(row.id);
+    await this.recordCancel(row.id, () => this.tasks.cancelDone(row.id));
   }
 
   /**
@@ -201,28 +221,34 @@ export class VideoScheduler {
    * provider gone from the config) is tried again with backoff while the cancel is `pending`.
    */
   private async cancelJob(row: VideoTaskRow, upstreamId: string, pending: boolean): Promise<void> {
-    this.cancelling.add(row.id);
     let error: unknown = null;
     try {
       await (await this.providers.video(row.provider_id)).cancelVideo(this.jobOf(row), upstreamId);
     } catch (caught) {
       error = caught;
-    } finally {
-      this.cancelling.delete(row.id);
     }
-    const done = error === null || (isGatewayError(error) && error.code === 'upstream_bad_request');
-    if (!done) {
-      const failures = (this.cancelFailures.get(row.id) ?? 0) + 1;
-      if (failures === 1 || failures % 10 === 0) {
-        this.logger.warn({ taskId: row.id, code: isGatewayError(error) ? error.code : 'error', failures }, 'upstream cancel failed');
-      }
-      if (!pending) return;
-      this.cancelFailures.set(row.id, failures);
-      await this.tasks.schedulePoll(row.id, this.clock.now() + pollRetryDelayMs(error, failures, this.intervalMs, 60_000));
+    if (error === null || (isGatewayError(error) && error.code === 'upstream_bad_request')) {
+      this.cancelFailures.delete(row.id);
+      if (pending) await this.recordCancel(row.id, () => this.tasks.cancelDone(row.id));
       return;
     }
-    this.cancelFailures.delete(row.id);
-    if (pending) await this.tasks.cancelDone(row.id);
+    const failures = (this.cancelFailures.get(row.id) ?? 0) + 1;
+    if (failures === 1 || failures % 10 === 0) {
+      this.logger.warn({ taskId: row.id, code: isGatewayError(error) ? error.code : 'error', failures }, 'upstream cancel failed');
+    }
+    if (!pending) return;
+    this.cancelFailures.set(row.id, failures);
+    const next = this.clock.now() + pollRetryDelayMs(error, failures, this.intervalMs, 60_000);
+    await this.recordCancel(row.id, () => this.tasks.schedulePoll(row.id, next));
+  }
+
+  /** Writes where a pending cancel stands; storage trouble leaves it pending and due, for the next scan. */
+  private async recordCancel(taskId: string, write: () => Promise<void>): Promise<void> {
+    try {
+      await write();
+    } catch (error) {
+      this.logger.warn({ err: error, taskId }, 'could not record an upstream cancel');
+    }
   }
 
   private async process(row: VideoTaskRow): Promise<void> {
