@@ -10,6 +10,7 @@ import { pollRetryDelayMs, RepeatedFailureAnswer } from '../providers/upstream/u
 import type { VideoTaskRow } from '../store/schema.js';
 import type { VideoFiles } from './reference-store.js';
 import { StepQueue } from './step-queue.js';
+import { UpstreamCancels } from './upstream-cancels.js';
 import { videoDimensions } from './video-pricing.js';
 import type { VideoTaskStore } from './video-task-store.js';
 
@@ -56,13 +57,7 @@ export class VideoScheduler {
    * alone until `until`, backing off, instead of retried (and a local render restarted) every tick.
    */
   private readonly resting = new Map<string, { failures: number; until: number }>();
-  /**
-   * Tasks whose upstream cancel is under way (a scan does not start a second). stop() does not
-   * wait for them: a pending cancel is on record, and the next start sends it again.
-   */
-  private readonly cancelling = new Set<string>();
-  /** Failed tries of a pending upstream cancel, per task, for backoff. */
-  private readonly cancelFailures = new Map<string, number>();
+  private readonly cancels: UpstreamCancels;
   private readonly intervalMs: number;
   private readonly steps: StepQueue<VideoTaskRow>;
 
@@ -75,6 +70,7 @@ export class VideoScheduler {
     options: SchedulerOptions = {},
   ) {
     this.intervalMs = options.intervalMs ?? 500;
+    this.cancels = new UpstreamCancels(tasks, providers, clock, logger, this.intervalMs, (row) => this.jobOf(row));
     this.steps = new StepQueue(options.concurrency ?? 16, (row) =>
       this.process(row).then(
         () => {
@@ -152,8 +148,7 @@ export class VideoScheduler {
    */
   private async startDue(): Promise<Promise<void>[]> {
     // Cancels first: a task that ends in one of this scan's steps sends its own cancel.
-    const cancels = (await this.tasks.cancelsDue(this.clock.now(), 100)).filter((row) => !this.cancelling.has(row.id));
-    const retries = cancels.map((row) => this.guardedCancel(row.id, () => this.retryCancel(row)));
+    const retries = await this.cancels.retryDue();
     const steps = await this.steps.scan(async () => {
       const now = this.clock.now();
       return (await this.tasks.due(now, 500)).filter((row) => (this.resting.get(row.id)?.until ?? 0) <= now);
@@ -183,72 +178,18 @@ export class VideoScheduler {
    * A task has just ended (`row` as returned by fail(), or with the job its submission took):
    * listeners hear, and its upstream job, if it has one, is cancelled. The row carries a pending
    * cancel (written with the end), so one that fails here, or never runs because the process
-   * stopped, is tried again by later ticks (retryCancel).
+   * stopped, is tried again by later scans (see upstream-cancels.ts).
    */
   async cancelUpstream(row: VideoTaskRow): Promise<void> {
     this.ended(row.id);
-    const upstreamId = row.upstream_id;
-    if (upstreamId) await this.guardedCancel(row.id, () => this.cancelJob(row, upstreamId, true));
+    if (row.upstream_id) await this.cancels.cancel(row, row.upstream_id);
   }
 
   /** After a submission: a job the task will not follow is cancelled upstream. */
   async jobTaken(row: VideoTaskRow, upstreamId: string, outcome: 'recorded' | 'ended' | 'surplus'): Promise<void> {
     if (outcome === 'ended') await this.cancelUpstream({ ...row, upstream_id: upstreamId });
     // A second job for a task that follows another: cancelled once, best effort (it is on no row).
-    else if (outcome === 'surplus') await this.cancelJob(row, upstreamId, false);
-  }
-
-  /** Runs `cancel`, the try of a task's pending upstream cancel, marked as in hand until it has ended. */
-  private async guardedCancel(taskId: string, cancel: () => Promise<void>): Promise<void> {
-    this.cancelling.add(taskId);
-    try {
-      await cancel();
-    } finally {
-      this.cancelling.delete(taskId);
-    }
-  }
-
-  private async retryCancel(row: VideoTaskRow): Promise<void> {
-    if (this.clock.now() < row.upstream_cancel_until!) return this.cancelJob(row, row.upstream_id!, true);
-    this.logger.warn({ taskId: row.id }, 'gave up cancelling the upstream job of an ended video task');
-    this.cancelFailures.delete(row.id);
-    await this.recordCancel(row.id, () => this.tasks.cancelDone(row.id));
-  }
-
-  /**
-   * Asks the provider to cancel `upstreamId`. Done when it did, or refused because there is
-   * nothing to cancel (400/404: finished, unknown); anything else (down, rate limited, the
-   * provider gone from the config) is tried again with backoff while the cancel is `pending`.
-   */
-  private async cancelJob(row: VideoTaskRow, upstreamId: string, pending: boolean): Promise<void> {
-    let error: unknown = null;
-    try {
-      await (await this.providers.video(row.provider_id)).cancelVideo(this.jobOf(row), upstreamId);
-    } catch (caught) {
-      error = caught;
-    }
-    if (error === null || (isGatewayError(error) && error.code === 'upstream_bad_request')) {
-      this.cancelFailures.delete(row.id);
-      if (pending) await this.recordCancel(row.id, () => this.tasks.cancelDone(row.id));
-      return;
-    }
-    const failures = (this.cancelFailures.get(row.id) ?? 0) + 1;
-    if (failures === 1 || failures % 10 === 0) {
-      this.logger.warn({ taskId: row.id, code: isGatewayError(error) ? error.code : 'error', failures }, 'upstream cancel failed');
-    }
-    if (!pending) return;
-    this.cancelFailures.set(row.id, failures);
-    const next = this.clock.now() + pollRetryDelayMs(error, failures, this.intervalMs, 60_000);
-    await this.recordCancel(row.id, () => this.tasks.schedulePoll(row.id, next));
-  }
-
-  /** Writes where a pending cancel stands; storage trouble leaves it pending and due, for the next scan. */
-  private async recordCancel(taskId: string, write: () => Promise<void>): Promise<void> {
-    try {
-      await write();
-    } catch (error) {
-      this.logger.warn({ err: error, taskId }, 'could not record an upstream cancel');
-    }
+    else if (outcome === 'surplus') await this.cancels.cancelOnce(row, upstreamId);
   }
 
   private async process(row: VideoTaskRow): Promise<void> {

@@ -1,0 +1,101 @@
+// Cancelling the upstream job of a video task that ended early (a cancel, a timeout, an upstream
+// that kept answering nonsense). The cancel is owed until it goes through: the task's end writes
+// it as pending (`upstream_cancel_until`), and a cancel that fails (the upstream down, rate
+// limited, the provider gone from the config) or never ran (the process stopped first) is tried
+// again by the scheduler's scans, with backoff, until the upstream takes it, says there is
+// nothing to cancel, or UPSTREAM_CANCEL_RETRY_MS has passed.
+import type { Clock } from '../clock.js';
+import { isGatewayError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { VideoJob } from '../providers/provider.js';
+import type { ProviderRegistry } from '../providers/registry.js';
+import { pollRetryDelayMs } from '../providers/upstream/upstream-errors.js';
+import type { VideoTaskRow } from '../store/schema.js';
+import type { VideoTaskStore } from './video-task-store.js';
+
+export class UpstreamCancels {
+  /**
+   * Tasks whose upstream cancel is under way (a scan does not start a second). Nobody waits for
+   * them at shutdown: a pending cancel is on record, and the next start sends it again.
+   */
+  private readonly cancelling = new Set<string>();
+  /** Failed tries of a pending cancel, per task, for backoff. */
+  private readonly failures = new Map<string, number>();
+
+  constructor(
+    private readonly tasks: VideoTaskStore,
+    private readonly providers: ProviderRegistry,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    private readonly intervalMs: number,
+    private readonly jobOf: (row: VideoTaskRow) => VideoJob,
+  ) {}
+
+  /** Cancels the job of a task whose end left its cancel pending. */
+  cancel(row: VideoTaskRow, upstreamId: string): Promise<void> {
+    return this.guarded(row.id, () => this.send(row, upstreamId, true));
+  }
+
+  /** Cancels a job that is on no task's record (a surplus one), once, best effort. */
+  cancelOnce(row: VideoTaskRow, upstreamId: string): Promise<void> {
+    return this.send(row, upstreamId, false);
+  }
+
+  /** Starts the pending cancels that are due and not under way; returns their ends. */
+  async retryDue(): Promise<Promise<void>[]> {
+    const due = (await this.tasks.cancelsDue(this.clock.now(), 100)).filter((row) => !this.cancelling.has(row.id));
+    return due.map((row) => this.guarded(row.id, () => this.retry(row)));
+  }
+
+  private async guarded(taskId: string, cancel: () => Promise<void>): Promise<void> {
+    this.cancelling.add(taskId);
+    try {
+      await cancel();
+    } finally {
+      this.cancelling.delete(taskId);
+    }
+  }
+
+  private async retry(row: VideoTaskRow): Promise<void> {
+    if (this.clock.now() < row.upstream_cancel_until!) return this.send(row, row.upstream_id!, true);
+    this.logger.warn({ taskId: row.id }, 'gave up cancelling the upstream job of an ended video task');
+    this.failures.delete(row.id);
+    await this.record(row.id, () => this.tasks.cancelDone(row.id));
+  }
+
+  /**
+   * Asks the provider to cancel `upstreamId`. Done when it did, or refused because there is
+   * nothing to cancel (400/404: finished, unknown); anything else is tried again with backoff
+   * while the cancel is `pending`.
+   */
+  private async send(row: VideoTaskRow, upstreamId: string, pending: boolean): Promise<void> {
+    let error: unknown = null;
+    try {
+      await (await this.providers.video(row.provider_id)).cancelVideo(this.jobOf(row), upstreamId);
+    } catch (caught) {
+      error = caught;
+    }
+    if (error === null || (isGatewayError(error) && error.code === 'upstream_bad_request')) {
+      this.failures.delete(row.id);
+      if (pending) await this.record(row.id, () => this.tasks.cancelDone(row.id));
+      return;
+    }
+    const failures = (this.failures.get(row.id) ?? 0) + 1;
+    if (failures === 1 || failures % 10 === 0) {
+      this.logger.warn({ taskId: row.id, code: isGatewayError(error) ? error.code : 'error', failures }, 'upstream cancel failed');
+    }
+    if (!pending) return;
+    this.failures.set(row.id, failures);
+    const next = this.clock.now() + pollRetryDelayMs(error, failures, this.intervalMs, 60_000);
+    await this.record(row.id, () => this.tasks.schedulePoll(row.id, next));
+  }
+
+  /** Writes where a pending cancel stands; storage trouble leaves it pending and due, for the next scan. */
+  private async record(taskId: string, write: () => Promise<void>): Promise<void> {
+    try {
+      await write();
+    } catch (error) {
+      this.logger.warn({ err: error, taskId }, 'could not record an upstream cancel');
+    }
+  }
+}
