@@ -51,8 +51,12 @@ function clientLeft(request: FastifyRequest, error: FastifyError): boolean {
   return (error.code as string) === 'ECONNRESET' && request.raw.destroyed;
 }
 
+/** Every 429 says when to retry (SPEC-DECISIONS); an upstream's that named no wait gets 1 s. */
+const DEFAULT_RETRY_AFTER = { 'retry-after': '1' };
+
 export function sendGatewayError(reply: FastifyReply, error: GatewayError): FastifyReply {
-  return reply.code(error.status).headers(error.headers).type('application/json').send(error.toBody());
+  const headers = error.status === 429 && error.headers['retry-after'] === undefined ? { ...DEFAULT_RETRY_AFTER, ...error.headers } : error.headers;
+  return reply.code(error.status).headers(headers).type('application/json').send(error.toBody());
 }
 
 export function installErrorBoundary(app: FastifyInstance, knownRoutes: () => KnownRoute[]): void {

@@ -72,6 +72,12 @@ describe('openai image faults', () => {
     ['fractional Retry-After', { 'retry-after': '1.5' }, '2'],
     ['retry-after-ms only', { 'retry-after-ms': '2500' }, '3'],
     ['both: Retry-After wins', { 'retry-after': '4', 'retry-after-ms': '900' }, '4'],
+    [
+      "OpenAI's rate-limit headers only: its exhausted limit's reset",
+      { 'x-ratelimit-remaining-requests': '60', 'x-ratelimit-reset-requests': '1s', 'x-ratelimit-remaining-tokens': '0', 'x-ratelimit-reset-tokens': '6m0s' },
+      '360',
+    ],
+    ['no wait named at all: 1 s (every 429 says when to retry)', {}, '1'],
   ])('429 with %s -> the wait in whole seconds, rounded up', async (_name, headers, expected) => {
     u.openai.inject('POST /v1/images/generations', { status: 429, headers });
     const response = await postJson(`${u.t.baseUrl}/images/generations`, { model: 'up-image', prompt: 'x', size: '256x256' }, key.token);

@@ -23,15 +23,31 @@ describe('retryAfterSeconds', () => {
 });
 
 describe('upstreamRetryAfter', () => {
+  const headers = (given: Record<string, string>) => (name: string) => given[name] ?? null;
+
   it('prefers Retry-After, else converts retry-after-ms', () => {
-    expect(upstreamRetryAfter('3', '9000')).toBe('3');
-    expect(upstreamRetryAfter(null, '1500')).toBe('1.5');
-    expect(upstreamRetryAfter(null, 'x')).toBeNull();
-    expect(upstreamRetryAfter(null, null)).toBeNull();
+    expect(upstreamRetryAfter(headers({ 'retry-after': '3', 'retry-after-ms': '9000' }))).toBe('3');
+    expect(upstreamRetryAfter(headers({ 'retry-after-ms': '1500' }))).toBe('1.5');
+    expect(upstreamRetryAfter(headers({ 'retry-after-ms': 'x' }))).toBeNull();
+    expect(upstreamRetryAfter(headers({}))).toBeNull();
+  });
+
+  it("else waits for OpenAI's exhausted limit to reset (x-ratelimit-remaining-* at 0)", () => {
+    const limits = { 'x-ratelimit-reset-requests': '1s', 'x-ratelimit-reset-tokens': '6m0s' };
+    expect(upstreamRetryAfter(headers({ ...limits, 'x-ratelimit-remaining-requests': '0', 'x-ratelimit-remaining-tokens': '5000' }))).toBe('1');
+    expect(upstreamRetryAfter(headers({ ...limits, 'x-ratelimit-remaining-requests': '59', 'x-ratelimit-remaining-tokens': '0' }))).toBe('360');
+    expect(upstreamRetryAfter(headers({ ...limits, 'x-ratelimit-remaining-requests': '0', 'x-ratelimit-remaining-tokens': '0' }))).toBe('360');
+    expect(upstreamRetryAfter(headers({ 'x-ratelimit-remaining-requests': '0', 'x-ratelimit-reset-requests': '1m30.5s' }))).toBe('90.5');
+    expect(upstreamRetryAfter(headers({ 'x-ratelimit-remaining-requests': '0', 'x-ratelimit-reset-requests': '20ms' }))).toBe('0.02');
+    // Nothing exhausted, or a reset that is not a duration: no wait known.
+    expect(upstreamRetryAfter(headers({ ...limits, 'x-ratelimit-remaining-requests': '3' }))).toBeNull();
+    expect(upstreamRetryAfter(headers({ 'x-ratelimit-remaining-requests': '0', 'x-ratelimit-reset-requests': 'soon' }))).toBeNull();
+    expect(upstreamRetryAfter(headers({ 'retry-after': '2', ...limits, 'x-ratelimit-remaining-tokens': '0' }))).toBe('2');
   });
 
   it('gives the 429 a whole-second Retry-After', () => {
-    expect(errorForStatus(429, upstreamRetryAfter(null, '1500')).headers).toEqual({ 'retry-after': '2' });
+    expect(errorForStatus(429, upstreamRetryAfter(headers({ 'retry-after-ms': '1500' }))).headers).toEqual({ 'retry-after': '2' });
     expect(errorForStatus(429, '1.5').headers).toEqual({ 'retry-after': '2' });
+    expect(errorForStatus(429, '0.02').headers).toEqual({ 'retry-after': '1' });
   });
 });

@@ -203,7 +203,7 @@ export class UpstreamClient {
       }
       const text = await response.body.text().catch(() => '');
       this.logBody({ ...request, url }, response.statusCode, text, 'upstream answered with an error');
-      const mapped = errorForStatus(response.statusCode, upstreamRetryAfter(headerOf(response.headers, 'retry-after'), headerOf(response.headers, 'retry-after-ms')));
+      const mapped = errorForStatus(response.statusCode, upstreamRetryAfter((name) => headerOf(response.headers, name)));
       throw new UpstreamStatusError(mapped, response.statusCode, headerOf(response.headers, 'x-fal-error-type') ?? errorTypeIn(text));
     }
   }

@@ -38,12 +38,32 @@ export class RepeatedFailureAnswer extends GatewayError {
 
 /**
  * The wait an upstream asked for, as a Retry-After value: its Retry-After, else its
- * `retry-after-ms` (which OpenAI-compatible servers may send, and the OpenAI SDKs honour first).
+ * `retry-after-ms` (which OpenAI-compatible servers may send, and the OpenAI SDKs honour first),
+ * else when OpenAI's rate-limit headers say the exhausted limit resets (its 429s carry
+ * `x-ratelimit-remaining-requests: 0` and `x-ratelimit-reset-requests: 1s`, or the same for
+ * tokens, with waits such as `6m0s` or `20ms`).
  */
-export function upstreamRetryAfter(retryAfter: string | null, retryAfterMs: string | null): string | null {
+export function upstreamRetryAfter(header: (name: string) => string | null): string | null {
+  const retryAfter = header('retry-after');
   if (retryAfter) return retryAfter;
-  const ms = retryAfterMs?.trim() ?? '';
-  return /^\d+(\.\d+)?$/.test(ms) ? String(Number(ms) / 1000) : null;
+  const ms = header('retry-after-ms')?.trim() ?? '';
+  if (/^\d+(\.\d+)?$/.test(ms)) return String(Number(ms) / 1000);
+  const resets = ['requests', 'tokens']
+    .filter((limit) => header(`x-ratelimit-remaining-${limit}`)?.trim() === '0')
+    .map((limit) => durationSeconds(header(`x-ratelimit-reset-${limit}`)))
+    .filter((seconds) => seconds !== null);
+  return resets.length > 0 ? String(Math.max(...resets)) : null;
+}
+
+const DURATION_UNITS: Record<string, number> = { h: 3600, m: 60, s: 1, ms: 0.001 };
+
+/** A Go-style duration ("6m0s", "1.5s", "20ms") in seconds, or null when it is not one. */
+function durationSeconds(text: string | null): number | null {
+  const value = text?.trim() ?? '';
+  if (!/^(\d+(\.\d+)?(h|ms|m|s))+$/.test(value)) return null;
+  let seconds = 0;
+  for (const [, amount, , unit] of value.matchAll(/(\d+(\.\d+)?)(h|ms|m|s)/g)) seconds += Number(amount) * DURATION_UNITS[unit!]!;
+  return seconds;
 }
 
 export function errorForStatus(status: number, retryAfter: string | null): GatewayError {
