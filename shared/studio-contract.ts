@@ -74,6 +74,8 @@ export interface ProviderInfo {
   base_url: string;
   /** "stored", "env:<NAME>" or "none": where the key comes from, never the key. */
   key_source: string;
+  /** Why the key cannot be used (an unset or malformed environment variable), or null; never the key. */
+  key_problem: string | null;
   created_at: string;
 }
 

@@ -52,9 +52,10 @@ export async function providersCommand(gateway: Gateway, sub: string, argv: stri
       const providers = await gateway.providerConfigs.list();
       if (args.values.json) return printJson(providers);
       printTable(
-        providers.map((p) => ({ id: p.id, kind: p.kind, base_url: p.base_url, key: p.key_source })),
+        providers.map((p) => ({ id: p.id, kind: p.kind, base_url: p.base_url, key: p.key_problem ? `${p.key_source} (unusable)` : p.key_source })),
         ['id', 'kind', 'base_url', 'key'],
       );
+      for (const p of providers) if (p.key_problem) process.stdout.write(`${p.id}: ${p.key_problem}\n`);
       return;
     }
     case 'remove': {

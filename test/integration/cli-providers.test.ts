@@ -48,6 +48,36 @@ describe('mgw providers test', () => {
   });
 });
 
+describe('a key read from an environment variable that cannot be used', () => {
+  const VALUE = 'sk-CLI-VALUE-5150';
+  const inEnv = (env: Record<string, string>, ...args: string[]) => mgwAsync([...args, '--data-dir', dataDir], env);
+
+  it('holding a line break: list and test name the variable and what is wrong, never the value (exit 1)', async () => {
+    expect((await run('providers', 'add', '--kind', 'openai', '--id', 'envbad', '--base-url', openai.baseUrl, '--api-key-env', 'MGW_CLI_BAD_KEY')).status).toBe(0);
+    const env = { MGW_CLI_BAD_KEY: `${VALUE}\n` };
+    const table = await inEnv(env, 'providers', 'list');
+    expect(table.stdout).toMatch(/^envbad +openai +\S+ +env:MGW_CLI_BAD_KEY \(unusable\)$/m);
+    expect(table.stdout).toMatch(/^envbad: The key in MGW_CLI_BAD_KEY is not usable: a key must be printable ASCII without spaces or line breaks/m);
+    const listed = JSON.parse((await inEnv(env, 'providers', 'list', '--json')).stdout) as { id: string; key_source: string; key_problem: string | null }[];
+    expect(listed.find((p) => p.id === 'envbad')).toMatchObject({ key_source: 'env:MGW_CLI_BAD_KEY', key_problem: expect.stringMatching(/^The key in MGW_CLI_BAD_KEY is not usable/) });
+    expect(listed.find((p) => p.id === 'good')).toMatchObject({ key_source: 'stored', key_problem: null });
+    const test = await inEnv(env, 'providers', 'test', 'envbad');
+    expect(test.stdout).toMatch(/^failed: The key in MGW_CLI_BAD_KEY is not usable/);
+    expect(test.status).toBe(1);
+    for (const out of [table, test]) expect(out.stdout + out.stderr).not.toContain(VALUE);
+  });
+
+  it('unset: the test says so (exit 1), and with the variable set the test passes', async () => {
+    expect((await run('providers', 'add', '--kind', 'openai', '--id', 'envunset', '--base-url', openai.baseUrl, '--api-key-env', 'MGW_CLI_UNSET_KEY')).status).toBe(0);
+    const unset = await run('providers', 'test', 'envunset');
+    expect(unset.stdout).toBe("failed: The key of provider envunset is read from MGW_CLI_UNSET_KEY, which is not set in this process's environment.\n");
+    expect(unset.status).toBe(1);
+    const set = await inEnv({ MGW_CLI_UNSET_KEY: openai.apiKey }, 'providers', 'test', 'envunset');
+    expect(set.stdout).toMatch(/^ok: /);
+    expect(set.status).toBe(0);
+  });
+});
+
 describe('mgw providers add refuses, with one line and status 2', () => {
   const refused = async (args: string[], param: RegExp) => {
     const result = await run('providers', 'add', '--kind', 'openai', ...args);

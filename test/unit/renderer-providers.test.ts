@@ -10,6 +10,7 @@ const provider = (id: string, overrides: Partial<ProviderInfo> = {}): ProviderIn
   kind: 'openai',
   base_url: 'http://127.0.0.1:9999/v1',
   key_source: 'stored',
+  key_problem: null,
   created_at: '2026-11-20T10:00:00.000Z',
   ...overrides,
 });

@@ -35,7 +35,8 @@ export class ProviderAdmin {
   async check(id: string): Promise<ConnectionCheck> {
     const row = await this.configs.row(id);
     if (!row) throw new GatewayError('not_found', `No provider ${id}.`, 'id');
-    const key = this.configs.apiKey(row);
+    const { key, problem } = this.configs.readKey(row);
+    if (problem) return { ok: false, message: problem, models: [] };
     try {
       if (row.kind === 'openai') {
         const models = (await this.listModels(row.base_url, key)).map((m) => m.id);

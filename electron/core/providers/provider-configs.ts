@@ -29,8 +29,19 @@ export interface UpdateProvider {
   apiKeyEnv?: string;
 }
 
+/**
+ * A provider's key as this process reads it: the key (null: none configured), or why there is
+ * one that cannot be used (naming where it comes from, never the value).
+ */
+export interface ProviderKey {
+  key: string | null;
+  problem: string | null;
+}
+
 const ID = /^[a-z0-9][a-z0-9-]{0,39}$/;
 const ENV = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+/** What a header can carry: printable ASCII without spaces (a line break or NUL fails every call). */
+const KEY_CHARS = /^[\x21-\x7e]+$/;
 const secretName = (id: string): string => `provider:${id}`;
 const exists = (id: string) => invalid(`Provider ${id} exists already; pick another id, change it (mgw providers update --id ${id}), or remove it first (mgw providers remove ${id}).`, 'id');
 
@@ -126,9 +137,28 @@ export class ProviderConfigs {
     this.secrets.delete(secretName(id));
   }
 
+  /**
+   * The key, or why it cannot be used: an environment variable that is unset, empty or holds what
+   * no header can carry would otherwise fail every call as "could not connect" or "rejected".
+   */
+  readKey(row: ProviderRow): ProviderKey {
+    if (!row.api_key_env) return { key: this.secrets.get(secretName(row.id)), problem: null };
+    const name = row.api_key_env;
+    const value = process.env[name];
+    if (value === undefined || value === '') {
+      return { key: null, problem: `The key of provider ${row.id} is read from ${name}, which is ${value === undefined ? 'not set' : 'empty'} in this process's environment.` };
+    }
+    if (!KEY_CHARS.test(value)) {
+      return { key: null, problem: `The key in ${name} is not usable: a key must be printable ASCII without spaces or line breaks (check for a line break at its end).` };
+    }
+    return { key: value, problem: null };
+  }
+
+  /** The key to send (null: none), or a 503 saying why the owner's key cannot be used. */
   apiKey(row: ProviderRow): string | null {
-    if (row.api_key_env) return process.env[row.api_key_env] ?? null;
-    return this.secrets.get(secretName(row.id));
+    const { key, problem } = this.readKey(row);
+    if (problem) throw new GatewayError('upstream_unavailable', problem);
+    return key;
   }
 
   /**
@@ -138,15 +168,17 @@ export class ProviderConfigs {
   allKeys(): string[] {
     const keys: string[] = [];
     for (const row of this.allRows.all() as ProviderRow[]) {
-      const key = this.apiKey(row);
+      // An unusable key is never sent, so no upstream can echo it.
+      const { key } = this.readKey(row);
       if (key) keys.push(key);
     }
     return keys;
   }
 
   private info(row: ProviderRow): ProviderInfo {
-    const keySource = row.api_key_env ? `env:${row.api_key_env}` : this.secrets.get(secretName(row.id)) ? 'stored' : 'none';
-    return { id: row.id, kind: row.kind, base_url: row.base_url, key_source: keySource, created_at: new Date(row.created_at).toISOString() };
+    const { key, problem } = this.readKey(row);
+    const keySource = row.api_key_env ? `env:${row.api_key_env}` : key !== null || problem !== null ? 'stored' : 'none';
+    return { id: row.id, kind: row.kind, base_url: row.base_url, key_source: keySource, key_problem: problem, created_at: new Date(row.created_at).toISOString() };
   }
 }
 
@@ -172,7 +204,7 @@ function checkKeyOptions(input: { apiKey?: string; apiKeyEnv?: string }): void {
   if (input.apiKey === '') throw invalid('api_key must not be empty; leave it out for a provider that needs no key.', 'api_key');
   // It goes in a header: a line break pasted with it (or a space, a NUL) would make every call
   // fail as "could not connect". The message does not echo the key.
-  if (input.apiKey !== undefined && !/^[\x21-\x7e]+$/.test(input.apiKey)) {
+  if (input.apiKey !== undefined && !KEY_CHARS.test(input.apiKey)) {
     throw invalid('api_key must be printable ASCII without spaces or line breaks (check for a line break pasted with it).', 'api_key');
   }
   if (input.apiKey !== undefined && input.apiKeyEnv !== undefined) throw invalid('Give the API key or the name of its environment variable, not both.', 'api_key');

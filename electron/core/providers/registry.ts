@@ -20,7 +20,7 @@ export class ProviderRegistry {
 
   constructor(
     private readonly configs: ProviderConfigs | null,
-    logger: Logger,
+    private readonly logger: Logger,
     timeouts: UpstreamTimeouts = DEFAULT_TIMEOUTS,
   ) {
     this.http = new UpstreamClient(logger, () => this.knownSecrets(), timeouts);
@@ -45,8 +45,8 @@ export class ProviderRegistry {
       cached.generation = generation;
       return cached.provider;
     }
-    const key = this.configs!.apiKey(row);
-    const provider = this.build(row, key);
+    const { key, problem } = this.configs!.readKey(row);
+    const provider = this.build(row, key, problem);
     this.configured.set(id, { row, provider, generation, key });
     return provider;
   }
@@ -77,8 +77,16 @@ export class ProviderRegistry {
    * bumps the row and rebuilds the adapter, and reading the secret file per request was the
    * largest avoidable cost on the upstream path.
    */
-  private build(row: ProviderRow, key: string | null): Provider {
-    const apiKey = () => key;
+  private build(row: ProviderRow, key: string | null, problem: string | null): Provider {
+    // An unusable key fails each call where it would be sent, as an unreachable upstream does
+    // (a running video keeps polling until its timeout), but saying so; the detail, which names
+    // the variable and never its value, is the owner's and goes to the log.
+    const apiKey = problem
+      ? () => {
+          this.logger.warn({ provider: row.id, problem }, 'provider key is not usable');
+          throw new GatewayError('upstream_unavailable', `The provider "${row.id}" behind this model has no usable API key; the gateway's owner must fix it (the Providers list says why).`);
+        }
+      : () => key;
     if (row.kind === 'openai') return new OpenAIProvider({ id: row.id, baseUrl: row.base_url, apiKey }, this.http);
     return new FalProvider({ id: row.id, baseUrl: row.base_url, apiKey }, this.http);
   }

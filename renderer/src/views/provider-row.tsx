@@ -91,7 +91,8 @@ export function ProviderRow({ provider }: { provider: ProviderInfo }) {
         </td>
         <td className="mono">{provider.base_url}</td>
         <td>
-          <span className={`badge badge-raw ${provider.key_source === 'none' ? '' : 'badge-success'}`}>{provider.key_source}</span>
+          <span className={`badge badge-raw ${provider.key_problem ? 'badge-danger' : provider.key_source === 'none' ? '' : 'badge-success'}`}>{provider.key_source}</span>
+          {provider.key_problem ? <div className="small key-problem" role="note">{provider.key_problem}</div> : null}
         </td>
         <td>
           <div className="row-actions" aria-busy={busy}>
