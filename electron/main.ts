@@ -8,7 +8,7 @@ import Store from 'electron-store';
 import pino from 'pino';
 import { createGateway, startBackgroundWork, type Gateway } from './core/gateway.js';
 import { loadSettings, resolveDataDir } from './core/config.js';
-import { FileSecretStore, SharedDirSecretStore, type SecretStore } from './core/secret-store.js';
+import { FileSecretStore, SharedDirSecretStore, UnreadableSecretError, type SecretStore } from './core/secret-store.js';
 import { createStudio, type Studio } from './core/studio/studio.js';
 import { startHttpServer, type RunningServer } from './http/server.js';
 import { appVersion } from './project-paths.js';
@@ -32,7 +32,14 @@ export function safeStorageSecrets(settings: Store<ShellSettings>): SecretStore 
   return {
     get: (name) => {
       const sealed = settings.get('secrets')[name];
-      return sealed ? safeStorage.decryptString(Buffer.from(sealed, 'base64')) : null;
+      if (!sealed) return null;
+      try {
+        return safeStorage.decryptString(Buffer.from(sealed, 'base64'));
+      } catch {
+        // The key is there but lost to this keychain: the provider has no usable key until it is
+        // entered again (which seals it anew), and nothing that lists or uses it may fail.
+        throw new UnreadableSecretError('the OS keychain could not decrypt it (was the keychain reset, or the profile moved?)');
+      }
     },
     set: (name, value) => settings.set('secrets', { ...settings.get('secrets'), [name]: safeStorage.encryptString(value).toString('base64') }),
     delete: (name) => {

@@ -7,9 +7,18 @@ import { join } from 'node:path';
 import { withFileLock } from './file-lock.js';
 
 export interface SecretStore {
+  /** The secret, or null when there is none; throws UnreadableSecretError for one it cannot read. */
   get(name: string): string | null;
   set(name: string, value: string): void;
   delete(name: string): void;
+}
+
+/** A secret that is stored but cannot be read back (the OS keychain refuses to decrypt it). */
+export class UnreadableSecretError extends Error {
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'UnreadableSecretError';
+  }
 }
 
 /**

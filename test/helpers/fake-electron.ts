@@ -2,7 +2,7 @@
 // behaves as Electron's docs and source say, so a shell test fails for the reasons the real app
 // would: privileged schemes only once and before ready, protocol.handle / BrowserWindow only
 // after ready and one handler per scheme or channel, safeStorage refusing when no keychain is
-// there, app.quit() running before-quit -> (windows close) -> will-quit -> exit, each
+// there and failing to decrypt what another keychain sealed (a reset, a moved profile), app.quit() running before-quit -> (windows close) -> will-quit -> exit, each
 // cancellable with preventDefault, and net.fetch of a file: URL answering like Chromium's file
 // loader: 200 with Content-Type, and for a Range request only the slice, still as a 200.
 // `reset()` starts a new "process".
@@ -45,6 +45,8 @@ function newState() {
     lock: true,
     /** safeStorage: false on a Linux desktop without a secret service (the basic_text backend). */
     encryptionAvailable: true,
+    /** Which keychain seals: bumping it is a keychain reset, after which older sealed text cannot be decrypted. */
+    keychain: 1,
     privilegedCalls: 0,
     privileged: [] as { scheme: string; privileges?: Record<string, boolean> }[],
     protocols: new Map<string, ProtocolHandler>(),
@@ -211,11 +213,13 @@ export const electron = {
     isEncryptionAvailable: () => fake.state.ready && fake.state.encryptionAvailable,
     encryptString(value: string): Buffer {
       if (!electron.safeStorage.isEncryptionAvailable()) throw encryptionUnavailable('encrypting');
-      return Buffer.from(`sealed:${value}`);
+      return Buffer.from(`sealed:${fake.state.keychain}:${value}`);
     },
     decryptString(buffer: Buffer): string {
       if (!electron.safeStorage.isEncryptionAvailable()) throw encryptionUnavailable('decrypting');
-      return buffer.toString().replace(/^sealed:/, '');
+      const sealed = /^sealed:(\d+):/.exec(buffer.toString());
+      if (Number(sealed?.[1]) !== fake.state.keychain) throw new Error('Error while decrypting the ciphertext provided to safeStorage.decryptString.');
+      return buffer.toString().slice(sealed![0].length);
     },
   },
   session: {

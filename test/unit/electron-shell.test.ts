@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import Libsql from 'libsql';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { IPC_CALL_CHANNEL, IPC_EVENT_CHANNEL } from '../../shared/studio-contract.js';
+import { startOpenAIEmulator } from '../emulators/index.js';
 import { fake, reset, type FakeBrowserWindow } from '../helpers/fake-electron.js';
 
 vi.mock('electron', async () => {
@@ -40,6 +41,7 @@ process.env.MGW_LOG_LEVEL = 'silent';
 const { startShell, safeStorageSecrets } = await import('../../electron/main.js');
 const { rendererFile } = await import('../../electron/shell/app-protocols.js');
 const { FileSecretStore, SharedDirSecretStore } = await import('../../electron/core/secret-store.js');
+const { createGateway } = await import('../../electron/core/gateway.js');
 
 type Envelope = { ok: boolean; value?: unknown; error?: { code: string; param: string | null } };
 const STUDIO_FRAME = { senderFrame: { url: 'app://studio/index.html' } };
@@ -333,13 +335,49 @@ describe('provider secrets', () => {
   });
 
   it('a provider added with mgw in the shared data dir has its key in the desktop app', async () => {
-    const { createGateway } = await import('../../electron/core/gateway.js');
     const headless = await createGateway({ dataDir: process.env.MGW_DATA_DIR! });
     await headless.providerConfigs.add({ id: 'cli-up', kind: 'openai', baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'sk-cli-added' });
     await headless.close();
     await launch();
     const listed = (await call('providers.list', {})).value as { providers: { id: string; key_source: string }[] };
     expect(listed.providers.find((p) => p.id === 'cli-up')?.key_source).toBe('stored');
+  });
+
+  it('a sealed key the keychain no longer decrypts is no usable key: the list, the test and a request say so, nothing fails, and entering it again fixes it', async () => {
+    const upstream = await startOpenAIEmulator({ exactSize: true });
+    try {
+      const headless = await createGateway({ dataDir: process.env.MGW_DATA_DIR! });
+      await headless.providerConfigs.add({ id: 'relock', kind: 'openai', baseUrl: upstream.baseUrl, apiKey: upstream.apiKey });
+      const image = structuredClone((await headless.catalog.find('local-image'))!.record);
+      const record = { ...image, id: 'relock-image', owned_by: 'relock', pricing: { input: 10, output: 40, currency: 'USD', unit: '1M tokens' } };
+      await headless.catalog.put({ record: { ...record, capabilities: { ...image.capabilities, supported_sizes: ['256x256'] } }, providerId: 'relock', upstreamModel: 'gpt-image-1' });
+      await headless.close();
+      await launch();
+      // Keyed in the app: sealed by this keychain, gone from the data dir's file.
+      expect(await call('providers.update', { id: 'relock', api_key: upstream.apiKey })).toMatchObject({ ok: true });
+      expect(readFileSync(join(process.env.MGW_DATA_DIR!, 'secrets.json'), 'utf8')).not.toContain(upstream.apiKey);
+      fake.state.keychain++;
+
+      const problem = /^The stored key of provider relock cannot be read: the OS keychain could not decrypt it .*; enter it again \(mgw providers update --id relock --api-key KEY, or Edit in the studio's Providers view\)\.$/;
+      const listed = async () => ((await call('providers.list', {})).value as { providers: { id: string; key_source: string; key_problem: string | null }[] }).providers.find((p) => p.id === 'relock');
+      expect(await listed()).toMatchObject({ key_source: 'stored', key_problem: expect.stringMatching(problem) });
+      expect(await call('providers.test', { id: 'relock' })).toMatchObject({ ok: true, value: { ok: false, message: expect.stringMatching(problem) } });
+      const seen = upstream.requests.length;
+      expect(await call('images.generate', { model: 'relock-image', prompt: 'a lighthouse', size: '256x256' })).toMatchObject({
+        ok: false,
+        error: { code: 'upstream_unavailable', message: expect.stringMatching(/^The provider "relock" behind this model has no usable API key/) },
+      });
+      expect(upstream.requests.length).toBe(seen);
+
+      // Entered again: sealed by the new keychain, and the provider works.
+      expect(await call('providers.update', { id: 'relock', api_key: upstream.apiKey })).toMatchObject({ ok: true, value: { provider: { key_problem: null } } });
+      expect(await listed()).toMatchObject({ key_source: 'stored', key_problem: null });
+      expect(await call('providers.test', { id: 'relock' })).toMatchObject({ ok: true, value: { ok: true } });
+      expect(await call('images.generate', { model: 'relock-image', prompt: 'a lighthouse', size: '256x256' })).toMatchObject({ ok: true });
+      expect(upstream.requests.at(-1)?.headers.authorization).toBe(`Bearer ${upstream.apiKey}`);
+    } finally {
+      await upstream.close();
+    }
   });
 
   it('with no OS keychain (safeStorage cannot encrypt), a key is kept in the data dir as mgw keeps it', async () => {

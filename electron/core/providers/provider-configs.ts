@@ -5,7 +5,7 @@
 import type { ProviderInfo } from '../../../shared/studio-contract.js';
 import type { Clock } from '../clock.js';
 import { GatewayError, invalid } from '../errors.js';
-import type { SecretStore } from '../secret-store.js';
+import { UnreadableSecretError, type SecretStore } from '../secret-store.js';
 import type { Store } from '../store/database.js';
 import type { ProviderRow } from '../store/schema.js';
 import { FAL_DEFAULT_BASE_URL } from './fal/fal-provider.js';
@@ -139,10 +139,19 @@ export class ProviderConfigs {
 
   /**
    * The key, or why it cannot be used: an environment variable that is unset, empty or holds what
-   * no header can carry would otherwise fail every call as "could not connect" or "rejected".
+   * no header can carry would otherwise fail every call as "could not connect" or "rejected", and
+   * a sealed key the keychain no longer decrypts would throw out of every list and request.
    */
   readKey(row: ProviderRow): ProviderKey {
-    if (!row.api_key_env) return { key: this.secrets.get(secretName(row.id)), problem: null };
+    if (!row.api_key_env) {
+      try {
+        return { key: this.secrets.get(secretName(row.id)), problem: null };
+      } catch (error) {
+        if (!(error instanceof UnreadableSecretError)) throw error;
+        const reenter = `mgw providers update --id ${row.id} --api-key KEY, or Edit in the studio's Providers view`;
+        return { key: null, problem: `The stored key of provider ${row.id} cannot be read: ${error.message}; enter it again (${reenter}).` };
+      }
+    }
     const name = row.api_key_env;
     const value = process.env[name];
     if (value === undefined || value === '') {
