@@ -1,12 +1,15 @@
-// Provider records against a real SQLite file and secrets file: adds of one id that race.
-import { mkdtempSync, rmSync } from 'node:fs';
+// Provider records against a real SQLite file and secrets file: adds of one id that race, and
+// changes that another process makes in the middle of an update or a remove.
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../electron/core/clock.js';
 import { ProviderConfigs } from '../../electron/core/providers/provider-configs.js';
-import { FileSecretStore } from '../../electron/core/secret-store.js';
+import { FileSecretStore, type SecretStore } from '../../electron/core/secret-store.js';
 import { openStore, type Store } from '../../electron/core/store/database.js';
+import { isBusy } from '../../electron/core/store/lock-wait.js';
+import { mgw } from '../helpers/cli.js';
 
 let dir: string;
 let stores: Store[];
@@ -20,10 +23,10 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const configsOn = async () => {
+const configsOn = async (secrets: SecretStore = new FileSecretStore(dir)) => {
   const store = await openStore(dir);
   stores.push(store);
-  return new ProviderConfigs(store, new FileSecretStore(dir), systemClock);
+  return new ProviderConfigs(store, secrets, systemClock);
 };
 
 it('of two adds of one id at once, one wins and its key is the one kept (two connections, as two processes)', async () => {
@@ -48,4 +51,84 @@ it('a refused add leaves the existing provider and its key as they were', async 
   const row = (await configs.row('up'))!;
   expect(row.kind).toBe('fal');
   expect(configs.apiKey(row)).toBe('fal-key');
+});
+
+/**
+ * Another process's command, run to completion at one exact point of this process's write of a
+ * secret (just before it, or just after it): the interleaving is forced, not hoped for. It runs
+ * only if the database's write lock is free at that point; when this process holds it (the
+ * secret is written inside the change's transaction), the other process would wait for it, so
+ * the command is left out and the call answers false.
+ */
+function interrupting(when: 'before' | 'after', probe: Store, args: string[]) {
+  const file = new FileSecretStore(dir);
+  const ran: boolean[] = [];
+  let armed = false;
+  const interrupt = () => {
+    if (!armed) return;
+    armed = false;
+    try {
+      probe.raw.exec('begin immediate');
+    } catch (error) {
+      if (!isBusy(error)) throw error;
+      ran.push(false);
+      return;
+    }
+    probe.raw.exec('rollback');
+    const other = mgw([...args, '--data-dir', dir]);
+    expect(other.stderr).toBe('');
+    ran.push(true);
+  };
+  const around = (write: () => void) => {
+    if (when === 'before') interrupt();
+    write();
+    if (when === 'after') interrupt();
+  };
+  const secrets: SecretStore = {
+    get: (name) => file.get(name),
+    set: (name, value) => around(() => file.set(name, value)),
+    delete: (name) => around(() => file.delete(name)),
+  };
+  return { secrets, arm: () => (armed = true), ran };
+}
+
+/** The provider's row and its secret: a row that reads its key from the secret store has one there, and only then. */
+async function rowAndSecret(configs: ProviderConfigs, id: string) {
+  const row = await configs.row(id);
+  const file = join(dir, 'secrets.json');
+  const secret = existsSync(file) ? ((JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>)[`provider:${id}`] ?? null) : null;
+  return { row: row ? { api_key_env: row.api_key_env } : null, secret };
+}
+
+describe('a change another process makes in the middle of one (forced at the secret write)', () => {
+  it('update (a new stored key) vs update (a key moved to an environment variable): one after the other, row and secret agreeing', async () => {
+    const probe = await openStore(dir);
+    stores.push(probe);
+    const other = interrupting('after', probe, ['providers', 'update', '--id', 'up', '--api-key-env', 'MGW_MOVED_KEY']);
+    const configs = await configsOn(other.secrets);
+    await configs.add({ id: 'up', kind: 'openai', baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'sk-old' });
+    other.arm();
+    await configs.update({ id: 'up', apiKey: 'sk-new' });
+    expect(await rowAndSecret(configs, 'up')).toEqual({ row: { api_key_env: null }, secret: 'sk-new' });
+    // The other update could not run between this update's secret and its row: it would wait.
+    expect(other.ran).toEqual([false]);
+    // Run now, as it would once the lock is free, it wins whole.
+    expect(mgw(['providers', 'update', '--id', 'up', '--api-key-env', 'MGW_MOVED_KEY', '--data-dir', dir]).status).toBe(0);
+    expect(await rowAndSecret(configs, 'up')).toEqual({ row: { api_key_env: 'MGW_MOVED_KEY' }, secret: null });
+  }, 30_000);
+
+  it('update vs remove: the update finds the provider gone or changes it whole, never keys a removed provider', async () => {
+    const probe = await openStore(dir);
+    stores.push(probe);
+    const other = interrupting('before', probe, ['providers', 'remove', 'up']);
+    const configs = await configsOn(other.secrets);
+    await configs.add({ id: 'up', kind: 'openai', baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'sk-old' });
+    other.arm();
+    const updated = await configs.update({ id: 'up', apiKey: 'sk-new' }).catch((error: unknown) => error);
+    expect(await rowAndSecret(configs, 'up')).toEqual({ row: { api_key_env: null }, secret: 'sk-new' });
+    expect(updated).toMatchObject({ id: 'up', key_source: 'stored', key_problem: null });
+    expect(other.ran).toEqual([false]);
+    expect(mgw(['providers', 'remove', 'up', '--data-dir', dir]).status).toBe(0);
+    expect(await rowAndSecret(configs, 'up')).toEqual({ row: null, secret: null });
+  }, 30_000);
 });

@@ -43,6 +43,7 @@ const ENV = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 /** What a header can carry: printable ASCII without spaces (a line break or NUL fails every call). */
 const KEY_CHARS = /^[\x21-\x7e]+$/;
 const secretName = (id: string): string => `provider:${id}`;
+const missing = (id: string) => new GatewayError('not_found', `No provider ${id}.`, 'id');
 const exists = (id: string) => invalid(`Provider ${id} exists already; pick another id, change it (mgw providers update --id ${id}), or remove it first (mgw providers remove ${id}).`, 'id');
 
 export class ProviderConfigs {
@@ -50,6 +51,7 @@ export class ProviderConfigs {
   private readonly rowById;
   private readonly allRows;
   private readonly insertRow;
+  private readonly updateRow;
   /** Bumped by every change made through this process (others show in data_version). */
   generation = 0;
 
@@ -61,6 +63,7 @@ export class ProviderConfigs {
     this.rowById = store.raw.prepare('select * from providers where id = ?');
     this.allRows = store.raw.prepare('select * from providers');
     this.insertRow = store.raw.prepare('insert into providers (id, kind, base_url, api_key_env, created_at, updated_at) values (?, ?, ?, ?, ?, ?)');
+    this.updateRow = store.raw.prepare('update providers set base_url = ?, api_key_env = ?, updated_at = ? where id = ?');
   }
 
   async list(): Promise<ProviderInfo[]> {
@@ -103,26 +106,31 @@ export class ProviderConfigs {
    * keeping its kind and the models it serves. What is not given stays as it was.
    */
   async update(input: UpdateProvider): Promise<ProviderInfo> {
-    const row = await this.row(input.id);
-    if (!row) throw new GatewayError('not_found', `No provider ${input.id}.`, 'id');
+    if (!(await this.row(input.id))) throw missing(input.id);
     if (input.baseUrl === undefined && input.apiKey === undefined && input.apiKeyEnv === undefined) {
       throw invalid('Nothing to change: give a base URL, an API key or the name of its environment variable.', null);
     }
     if (input.baseUrl !== undefined) checkBaseUrl(input.baseUrl);
     checkKeyOptions(input);
-    if (input.apiKey !== undefined) this.secrets.set(secretName(input.id), input.apiKey);
-    if (input.apiKeyEnv !== undefined) this.secrets.delete(secretName(input.id));
-    await this.store.db
-      .updateTable('providers')
-      .set({
-        base_url: input.baseUrl !== undefined ? input.baseUrl.replace(/\/+$/, '') : row.base_url,
-        api_key_env: input.apiKeyEnv !== undefined ? input.apiKeyEnv : input.apiKey !== undefined ? null : row.api_key_env,
-        updated_at: this.clock.now(),
-      })
-      .where('id', '=', input.id)
-      .execute();
+    const now = this.clock.now();
+    const updated = await this.store.txSync(() => {
+      // Secret and row under the write lock, as add: another update or a remove (another call,
+      // or another process) waits, so the row never names a key source the secret store
+      // disagrees with, and a provider removed meanwhile is not given a key again.
+      const current = this.rowById.get(input.id) as ProviderRow | undefined;
+      if (!current) throw missing(input.id);
+      if (input.apiKey !== undefined) this.secrets.set(secretName(input.id), input.apiKey);
+      if (input.apiKeyEnv !== undefined) this.secrets.delete(secretName(input.id));
+      this.updateRow.run(
+        input.baseUrl !== undefined ? input.baseUrl.replace(/\/+$/, '') : current.base_url,
+        input.apiKeyEnv !== undefined ? input.apiKeyEnv : input.apiKey !== undefined ? null : current.api_key_env,
+        now,
+        input.id,
+      );
+      return this.rowById.get(input.id) as ProviderRow;
+    });
     this.generation++;
-    return this.info((await this.row(input.id))!);
+    return this.info(updated);
   }
 
   /** Removes a provider; refused while catalog models still point at it. */
