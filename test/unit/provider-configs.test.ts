@@ -131,4 +131,19 @@ describe('a change another process makes in the middle of one (forced at the sec
     expect(mgw(['providers', 'remove', 'up', '--data-dir', dir]).status).toBe(0);
     expect(await rowAndSecret(configs, 'up')).toEqual({ row: null, secret: null });
   }, 30_000);
+
+  it('remove vs add of the same id: the add comes after, whole, its new key kept', async () => {
+    const probe = await openStore(dir);
+    stores.push(probe);
+    const readd = ['providers', 'add', '--kind', 'openai', '--id', 'up', '--base-url', 'http://127.0.0.1:9/v1', '--api-key', 'sk-readded'];
+    const other = interrupting('before', probe, readd);
+    const configs = await configsOn(other.secrets);
+    await configs.add({ id: 'up', kind: 'openai', baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'sk-old' });
+    other.arm();
+    await configs.remove('up');
+    expect(await rowAndSecret(configs, 'up')).toEqual({ row: null, secret: null });
+    expect(other.ran).toEqual([false]);
+    expect(mgw([...readd, '--data-dir', dir]).status).toBe(0);
+    expect(await rowAndSecret(configs, 'up')).toEqual({ row: { api_key_env: null }, secret: 'sk-readded' });
+  }, 30_000);
 });

@@ -52,6 +52,8 @@ export class ProviderConfigs {
   private readonly allRows;
   private readonly insertRow;
   private readonly updateRow;
+  private readonly deleteRow;
+  private readonly modelsOf;
   /** Bumped by every change made through this process (others show in data_version). */
   generation = 0;
 
@@ -64,6 +66,8 @@ export class ProviderConfigs {
     this.allRows = store.raw.prepare('select * from providers');
     this.insertRow = store.raw.prepare('insert into providers (id, kind, base_url, api_key_env, created_at, updated_at) values (?, ?, ?, ?, ?, ?)');
     this.updateRow = store.raw.prepare('update providers set base_url = ?, api_key_env = ?, updated_at = ? where id = ?');
+    this.deleteRow = store.raw.prepare('delete from providers where id = ?');
+    this.modelsOf = store.raw.prepare('select id from models where provider_id = ?');
   }
 
   async list(): Promise<ProviderInfo[]> {
@@ -135,14 +139,18 @@ export class ProviderConfigs {
 
   /** Removes a provider; refused while catalog models still point at it. */
   async remove(id: string): Promise<void> {
-    const used = await this.store.db.selectFrom('models').select('id').where('provider_id', '=', id).execute();
-    if (used.length > 0) {
-      throw invalid(`Provider ${id} still serves ${used.map((m) => m.id).join(', ')}; remove those models first (mgw models remove).`, 'id');
-    }
-    const result = await this.store.db.deleteFrom('providers').where('id', '=', id).executeTakeFirst();
-    if (Number(result.numDeletedRows) === 0) throw new GatewayError('not_found', `No provider ${id}.`, 'id');
+    await this.store.txSync(() => {
+      // Under the write lock, as add and update: an add of this id in another process cannot
+      // come between the row's delete and the secret's and lose its new key, nor a models put
+      // between the check and the delete.
+      const used = this.modelsOf.all(id) as { id: string }[];
+      if (used.length > 0) {
+        throw invalid(`Provider ${id} still serves ${used.map((m) => m.id).join(', ')}; remove those models first (mgw models remove).`, 'id');
+      }
+      if (this.deleteRow.run(id).changes === 0) throw missing(id);
+      this.secrets.delete(secretName(id));
+    });
     this.generation++;
-    this.secrets.delete(secretName(id));
   }
 
   /**
