@@ -50,6 +50,33 @@ export function safeStorageSecrets(settings: Store<ShellSettings>): SecretStore 
 }
 
 /**
+ * Without a keychain: the data dir's file, as mgw keeps keys. A key sealed while there was one is
+ * still there but cannot be read: it is reported so (not as no key, sent as none) until it is
+ * entered again, which keeps it in the file and forgets the sealed one.
+ */
+function keychainlessSecrets(settings: Store<ShellSettings>, file: SecretStore): SecretStore {
+  const forget = (name: string) => {
+    const { [name]: sealed, ...rest } = settings.get('secrets');
+    if (sealed !== undefined) settings.set('secrets', rest);
+  };
+  return {
+    get: (name) => {
+      const key = file.get(name);
+      if (key !== null || !settings.get('secrets')[name]) return key;
+      throw new UnreadableSecretError('it was sealed by the OS keychain, which is not available now');
+    },
+    set: (name, value) => {
+      file.set(name, value);
+      forget(name);
+    },
+    delete: (name) => {
+      file.delete(name);
+      forget(name);
+    },
+  };
+}
+
+/**
  * Sealed by the OS keychain over the data dir's file. Without a keychain (a Linux desktop with no
  * secret service: safeStorage's basic_text backend) safeStorage refuses to encrypt, so keys are
  * kept as mgw keeps them, in <data dir>/secrets.json (mode 0600). Asked after ready: before it,
@@ -59,7 +86,7 @@ function providerSecrets(settings: Store<ShellSettings>, dataDir: string, logger
   const file = new FileSecretStore(dataDir);
   if (safeStorage.isEncryptionAvailable()) return new SharedDirSecretStore(safeStorageSecrets(settings), file);
   logger.warn({ dataDir }, 'no OS keychain for safeStorage: provider keys are kept in the data dir, as mgw keeps them');
-  return file;
+  return keychainlessSecrets(settings, file);
 }
 
 /** What the shell has opened so far (a start can fail half-way). */

@@ -375,6 +375,7 @@ describe('provider secrets', () => {
       expect(await call('providers.test', { id: 'relock' })).toMatchObject({ ok: true, value: { ok: true } });
       expect(await call('images.generate', { model: 'relock-image', prompt: 'a lighthouse', size: '256x256' })).toMatchObject({ ok: true });
       expect(upstream.requests.at(-1)?.headers.authorization).toBe(`Bearer ${upstream.apiKey}`);
+      expect(await call('providers.remove', { id: 'relock', remove_models: true })).toMatchObject({ ok: true });
     } finally {
       await upstream.close();
     }
@@ -390,6 +391,25 @@ describe('provider secrets', () => {
     expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ 'provider:no-keychain': 'sk-no-keychain' });
     expect(statSync(file).mode & 0o777).toBe(0o600);
     await call('providers.remove', { id: 'no-keychain' });
+  });
+
+  it('with no OS keychain now, a key sealed when there was one is listed as unreadable, not as no key, until it is entered again', async () => {
+    const headless = await createGateway({ dataDir: process.env.MGW_DATA_DIR! });
+    await headless.providerConfigs.add({ id: 'was-sealed', kind: 'openai', baseUrl: 'http://127.0.0.1:9/v1' });
+    await headless.close();
+    storeOverrides.secrets = { 'provider:was-sealed': Buffer.from('sealed:1:sk-sealed-earlier').toString('base64') };
+    reset();
+    fake.state.encryptionAvailable = false;
+    await startShell();
+    const listed = async () => ((await call('providers.list', {})).value as { providers: { id: string; key_source: string; key_problem: string | null }[] }).providers.find((p) => p.id === 'was-sealed');
+    expect(await listed()).toMatchObject({
+      key_source: 'stored',
+      key_problem: expect.stringMatching(/^The stored key of provider was-sealed cannot be read: it was sealed by the OS keychain, which is not available now; enter it again/),
+    });
+    expect(await call('providers.test', { id: 'was-sealed' })).toMatchObject({ ok: true, value: { ok: false, message: expect.stringMatching(/cannot be read/) } });
+    expect(await call('providers.update', { id: 'was-sealed', api_key: 'sk-entered-again' })).toMatchObject({ ok: true, value: { provider: { key_source: 'stored', key_problem: null } } });
+    expect(JSON.parse(readFileSync(join(process.env.MGW_DATA_DIR!, 'secrets.json'), 'utf8'))).toMatchObject({ 'provider:was-sealed': 'sk-entered-again' });
+    await call('providers.remove', { id: 'was-sealed' });
   });
 
   it("the shell's own settings are not the data dir's config.json (one folder on macOS)", async () => {
