@@ -80,6 +80,7 @@ describe('mgw models put refusals', () => {
     ['a video record priced by tokens', 'pricing_mode', { ...VIDEO_RECORD, pricing_mode: 'token' }],
     ['a unit billing cannot read', 'pricing.unit', { ...IMAGE_RECORD, pricing: { ...IMAGE_RECORD.pricing, unit: 'banana' } }],
     ['an extra key in pricing', 'pricing.foo', { ...IMAGE_RECORD, pricing: { ...IMAGE_RECORD.pricing, foo: 1 } }],
+    ['a price billing cannot hold (1e300)', 'pricing.minimum_request_price_usd', { ...IMAGE_RECORD, pricing: { ...IMAGE_RECORD.pricing, minimum_request_price_usd: 1e300 } }],
   ])('refuses %s with exit 2, naming %s, and adds nothing', (_what, param, record) => {
     const stderr = expectUsageError(run('models', 'put', 'bad-model', '--provider', 'local', '--json', JSON.stringify(record)));
     expect(stderr).toContain(`Invalid model record: ${param} `);

@@ -24,6 +24,8 @@ beforeAll(async () => {
     { ...image, id: 'i-scalar', capabilities: { ...image.capabilities, supported_sizes: 1024 } },
     { ...image, id: 'i-refs', capabilities: { ...image.capabilities, max_reference_images: 'three', max_reference_image_bytes: {} } },
     { ...image, id: 'i-zero-unit', pricing: { ...image.pricing, unit: '0 tokens' } },
+    { ...image, id: 'i-huge-output', pricing: { ...image.pricing, output: 1e300 } },
+    { ...image, id: 'i-huge-minimum', pricing: { ...image.pricing, minimum_request_price_usd: 1e300 } },
   ];
   const other = new Libsql(join(t.dataDir, 'gateway.db'));
   other.pragma('busy_timeout = 5000');
@@ -90,5 +92,13 @@ describe('stored records the catalog check would refuse', () => {
   it('a token unit of zero tokens is billed as the default 1M tokens, not a division by zero', async () => {
     const response = await postJson(`${t.baseUrl}/images/generations`, { model: 'i-zero-unit', prompt: 'a dog', size: '256x256' }, token);
     expect(response.status).toBe(200);
+  });
+
+  it('a price billing cannot hold in nano-USD (1e300) is refused as out of range, not a 500', async () => {
+    for (const model of ['i-huge-output', 'i-huge-minimum']) {
+      const response = await postJson(`${t.baseUrl}/images/generations`, { model, prompt: 'a dog', size: '256x256' }, token);
+      expect(response.status, model).toBe(400);
+      expect(errorOf(response)).toMatchObject({ code: 'invalid_request', param: 'model', message: 'The price of this request is out of range.' });
+    }
   });
 });

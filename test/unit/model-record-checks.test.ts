@@ -66,6 +66,12 @@ describe('model records that enter the catalog', () => {
     ['token: unit banana', 'pricing.unit', image((r) => (r.pricing.unit = 'banana'))],
     ['token: unit second', 'pricing.unit', image((r) => (r.pricing.unit = 'second'))],
     ['token: unit of zero tokens', 'pricing.unit', image((r) => (r.pricing.unit = '0 tokens'))],
+    // Prices billing cannot hold in nano-USD (Number.MAX_SAFE_INTEGER of them) would fail every request.
+    ['an output price of 1e300', 'pricing.output', image((r) => (r.pricing.output = 1e300))],
+    ['a minimum request price over 9007199.254740991', 'pricing.minimum_request_price_usd', image((r) => (r.pricing.minimum_request_price_usd = 9007200))],
+    ['a per-second price of 1e300', 'pricing.price', video((r) => (r.pricing.price = 1e300))],
+    ['a route price of 1e300', 'pricing.route_prices_usd_per_second.0.public_price_usd_per_second', video((r) => (r.pricing.route_prices_usd_per_second[0].public_price_usd_per_second = 1e300))],
+    ['a fractional minimum_cache_tokens', 'pricing.minimum_cache_tokens', image((r) => (r.pricing.minimum_cache_tokens = 0.5))],
   ])('refuses %s: 400 invalid_request naming %s', async (_what, param, record) => {
     const error = await refusal(record);
     expect(error).toMatchObject({ code: 'invalid_request', param });
@@ -80,6 +86,7 @@ describe('model records that enter the catalog', () => {
     ['a "1 token" unit', image((r) => (r.pricing.unit = '1 token'))],
     ['partner_routes of objects', video((r) => (r.capabilities.partner_routes = [{ route: 'fal-ai/x', request_type: 'text-to-video' }]))],
     ['zero reference images', video((r) => (r.capabilities.max_reference_images = 0))],
+    ['a price of exactly 9007199.254740991', image((r) => (r.pricing.output = 9007199.254740991))],
   ])('accepts %s', async (_what, record) => {
     await expect(assertModelRecord(record)).resolves.toBeTruthy();
   });

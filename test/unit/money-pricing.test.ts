@@ -56,6 +56,16 @@ describe('token pricing', () => {
     expect(tokenCostNano(pricing, { input_tokens: 50_000_000, output_tokens: 50_000_000 })).toBe(625 * 1_000_000_000);
   });
 
+  it('refuses a cost billing cannot hold exactly (a record stored before prices were bounded) as 400, not a RangeError', () => {
+    const outOfRange = { code: 'invalid_request', param: 'model', message: 'The price of this request is out of range.' };
+    const usage = { input_tokens: 10, output_tokens: 1024 };
+    expect(() => tokenCostNano({ ...pricing, output: 1e300 }, usage)).toThrow(expect.objectContaining(outOfRange));
+    expect(() => tokenCostNano({ ...pricing, minimum_request_price_usd: 1e300 }, usage)).toThrow(expect.objectContaining(outOfRange));
+    expect(() => tokenCostNano({ ...pricing, minimum_cache_tokens: 0.5 }, { ...usage, cache_tokens: 0 })).toThrow(expect.objectContaining(outOfRange));
+    // Each price fits, the product does not: 1024 tokens at $9,000,000 per token.
+    expect(() => tokenCostNano({ ...pricing, output: 9_000_000, unit: '1 token' }, usage)).toThrow(expect.objectContaining(outOfRange));
+  });
+
   it('refuses non-USD pricing instead of misbilling', () => {
     expect(() => tokenCostNano({ ...pricing, currency: 'EUR' }, { input_tokens: 1, output_tokens: 1 })).toThrow(/USD/);
   });

@@ -1,6 +1,6 @@
 // Price formulas of the contract (Billing formulas), computed in integer nano-USD.
 import type { Pricing } from '../../../shared/api-types.js';
-import { invalid } from '../errors.js';
+import { invalid, type GatewayError } from '../errors.js';
 import { ceilToCostGrid, usdToNano } from './money.js';
 
 export interface TokenUsage {
@@ -43,23 +43,32 @@ function assertUsd(pricing: Pricing): void {
 export function tokenCostNano(pricing: Pricing, usage: TokenUsage): number {
   assertUsd(pricing);
   const perUnit = BigInt(Math.round(tokensPerUnit(pricing.unit)));
-  const inputPrice = BigInt(usdToNano(pricing.input ?? 0));
-  const outputPrice = BigInt(usdToNano(pricing.output ?? 0));
+  const inputNano = usdToNano(pricing.input ?? 0);
+  const outputNano = usdToNano(pricing.output ?? 0);
+  const minimum = pricing.minimum_request_price_usd !== undefined ? usdToNano(pricing.minimum_request_price_usd) : 0;
   let cacheTokens = usage.cache_tokens ?? 0;
   if (usage.cache_tokens !== undefined && pricing.minimum_cache_tokens !== undefined) {
     cacheTokens = Math.max(cacheTokens, pricing.minimum_cache_tokens);
   }
+  // A record stored before prices were bounded may hold one billing cannot represent (Infinity
+  // for 1e300, a fractional cache floor): a refusal, not a RangeError answered as a 500.
+  if (![inputNano, outputNano, minimum, cacheTokens].every(Number.isSafeInteger)) throw outOfRange();
   const weighted =
-    BigInt(usage.input_tokens + cacheTokens) * inputPrice + BigInt(usage.output_tokens) * outputPrice;
+    BigInt(usage.input_tokens + cacheTokens) * BigInt(inputNano) + BigInt(usage.output_tokens) * BigInt(outputNano);
   // Round up to the nano, then up to the 8-decimal grid of cost_usd.
   const nano = Number((weighted + perUnit - 1n) / perUnit);
-  const minimum = pricing.minimum_request_price_usd !== undefined ? usdToNano(pricing.minimum_request_price_usd) : 0;
-  return ceilToCostGrid(Math.max(nano, minimum));
+  const cost = ceilToCostGrid(Math.max(nano, minimum));
+  if (!Number.isSafeInteger(cost)) throw outOfRange();
+  return cost;
 }
 
 /** Video models: seconds * price per second (route prices are chosen by the caller). */
 export function perSecondCostNano(pricePerSecondUsd: number, seconds: number): number {
   const nano = ceilToCostGrid(usdToNano(pricePerSecondUsd) * seconds);
-  if (!Number.isSafeInteger(nano)) throw invalid('The price of this request is out of range.', 'seconds');
+  if (!Number.isSafeInteger(nano)) throw outOfRange('seconds');
   return nano;
+}
+
+function outOfRange(param = 'model'): GatewayError {
+  return invalid('The price of this request is out of range.', param);
 }

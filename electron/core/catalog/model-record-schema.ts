@@ -6,23 +6,28 @@ import { firstProblem, type SchemaProblem } from '../schema-check.js';
 import { hasUnsafeSegment, UNSAFE_SEGMENT } from './model-path.js';
 import { recordRuleProblem } from './model-record-rules.js';
 import type { ModelRecord } from '../../../shared/api-types.js';
+import { MAX_USD_AMOUNT } from '../../../shared/usd-amount.js';
+
+// Billing works in integer nano-USD: a price above the most an amount holds exactly (1e300, say)
+// would reach it as Infinity and fail every request to the model.
+const Usd = Type.Number({ minimum: 0, maximum: Number(MAX_USD_AMOUNT) });
 
 const RoutePrice = Type.Object({
   route: Type.String(),
   request_type: Type.String(),
-  public_price_usd_per_second: Type.Number({ minimum: 0 }),
+  public_price_usd_per_second: Usd,
 });
 
 // Strict: every field of the contract's pricing table is listed, and an unknown key would be
 // served to clients as if it priced something that billing never charges.
 const Pricing = Type.Object(
   {
-    input: Type.Optional(Type.Number({ minimum: 0 })),
-    output: Type.Optional(Type.Number({ minimum: 0 })),
-    price: Type.Optional(Type.Number({ minimum: 0 })),
+    input: Type.Optional(Usd),
+    output: Type.Optional(Usd),
+    price: Type.Optional(Usd),
     route_prices_usd_per_second: Type.Optional(Type.Array(RoutePrice)),
-    minimum_request_price_usd: Type.Optional(Type.Number({ minimum: 0 })),
-    minimum_cache_tokens: Type.Optional(Type.Number({ minimum: 0 })),
+    minimum_request_price_usd: Type.Optional(Usd),
+    minimum_cache_tokens: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
     currency: Type.String({ minLength: 1 }),
     unit: Type.String({ minLength: 1 }),
   },
