@@ -49,6 +49,8 @@ function takeDataDir(argv: string[]): { dataDir: string | undefined; rest: strin
     } else if (arg.startsWith('--data-dir=')) {
       dataDir = arg.slice('--data-dir='.length);
     } else rest.push(arg);
+    // An empty value (`--data-dir "$UNSET"`) would otherwise fall back to the default data dir.
+    if (dataDir === '') throw new UsageError('--data-dir needs a directory');
   }
   return { dataDir, rest };
 }

@@ -1,4 +1,4 @@
-import { rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/gateway.js';
@@ -184,6 +184,14 @@ describe('mgw keys and balance', () => {
     const result = run('balance', 'show', 'key_doesnotexist');
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(/^mgw: No key with id key_doesnotexist/);
+  });
+
+  it.each([[['--data-dir', '']], [['--data-dir=']]])('an empty --data-dir (%j) is a usage error, not the default data dir', (flag) => {
+    const home = tempDir('mgw-xdg-');
+    const result = mgw(['keys', 'create', '--access', 'free', ...flag], { XDG_DATA_HOME: home, MGW_DATA_DIR: '' });
+    expect(result).toMatchObject({ status: 2, stdout: '', stderr: 'mgw: --data-dir needs a directory\n' });
+    expect(existsSync(join(home, 'media-gateway-studio'))).toBe(false);
+    rmSync(home, { recursive: true, force: true });
   });
 
   it('MGW_DATA_DIR picks the data dir when --data-dir is absent', () => {
