@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { GatewayError } from './errors.js';
 import { withFileLock } from './file-lock.js';
 
 export interface SecretStore {
@@ -59,7 +60,21 @@ export class FileSecretStore implements SecretStore {
 
   private read(): Record<string, string> {
     if (!existsSync(this.path)) return {};
-    return JSON.parse(readFileSync(this.path, 'utf8')) as Record<string, string>;
+    // A damaged file is the data dir's problem, said as such: a bare SyntaxError reached the CLI
+    // as "Expected property name..." and HTTP callers as "The request body is not valid JSON".
+    let all: unknown;
+    try {
+      all = JSON.parse(readFileSync(this.path, 'utf8'));
+    } catch (error) {
+      if (!(error instanceof SyntaxError)) throw error;
+    }
+    if (typeof all !== 'object' || all === null || Array.isArray(all) || Object.values(all).some((v) => typeof v !== 'string')) {
+      throw new GatewayError(
+        'storage_unavailable',
+        "The gateway's storage is unavailable: the provider keys file (secrets.json in the data directory) is damaged; fix it, or remove it and set the providers' keys again.",
+      );
+    }
+    return all as Record<string, string>;
   }
 
   private write(all: Record<string, string>): void {

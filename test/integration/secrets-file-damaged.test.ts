@@ -1,0 +1,68 @@
+// A damaged secrets.json (hand-edited, or cut short by a full disk outside the gateway) is the
+// data dir's storage failing: 503 storage_unavailable naming the file at every door, never a
+// parse error that blames the caller's request.
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadStudioToken } from '../../electron/core/studio/studio-token.js';
+import { mgw, serve, type Served } from '../helpers/cli.js';
+import { tempDir } from '../helpers/gateway.js';
+import { errorOf, postJson, request } from '../helpers/http.js';
+
+let dataDir: string;
+let server: Served;
+let token: string;
+let ownerToken: string;
+const run = (...args: string[]) => mgw([...args, '--data-dir', dataDir]);
+
+const IMAGE_RECORD = {
+  tier: 'turbo', model_type: 'image', pricing_mode: 'token',
+  pricing: { input: 1, output: 10, currency: 'USD', unit: '1M tokens' },
+  modalities: { input: ['text'], output: ['image'] }, context_window: { tokens: null, chars: 32000 },
+  usage_based_only: false, stream: false, json_mode: false, reasoning: false, tools_calling: false,
+  capabilities: { image_generation: true, supported_sizes: ['1024x1024'] },
+};
+
+beforeAll(async () => {
+  dataDir = tempDir('mgw-secrets-damaged-');
+  expect(run('providers', 'add', '--kind', 'openai', '--id', 'up', '--base-url', 'http://127.0.0.1:9/v1', '--api-key', 'sk-unused').status).toBe(0);
+  expect(run('models', 'put', 'up-image', '--provider', 'up', '--json', JSON.stringify(IMAGE_RECORD)).status).toBe(0);
+  token = (JSON.parse(run('keys', 'create', '--access', 'balance', '--balance-usd', '5', '--json').stdout) as { token: string }).token;
+  server = await serve(['--data-dir', dataDir]);
+  ownerToken = loadStudioToken(dataDir);
+  writeFileSync(join(dataDir, 'secrets.json'), '{"provider:up": "sk-cut-sh');
+});
+afterAll(async () => {
+  await server?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const DAMAGED = /storage is unavailable: the provider keys file \(secrets\.json in the data directory\) is damaged/;
+
+describe('a damaged secrets.json', () => {
+  it('mgw providers commands say so in one line and exit 1', () => {
+    for (const args of [['providers', 'list'], ['providers', 'update', '--id', 'up', '--api-key', 'sk-new']]) {
+      const result = run(...args);
+      expect(result.status, args.join(' ')).toBe(1);
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+      expect(result.stderr).toMatch(DAMAGED);
+    }
+  });
+
+  it('the studio API answers 503 storage_unavailable, not 400 "The request body is not valid JSON"', async () => {
+    const response = await request(`${server.baseUrl.replace(/\/v1$/, '')}/studio/api/providers.list`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ownerToken}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(response.status).toBe(503);
+    expect(errorOf(response)).toMatchObject({ code: 'storage_unavailable' });
+    expect(errorOf(response).message).toMatch(DAMAGED);
+  });
+
+  it('a /v1 request to a model of that provider answers 503 storage_unavailable', async () => {
+    const response = await postJson(`${server.baseUrl}/images/generations`, { model: 'up-image', prompt: 'a dog' }, token);
+    expect(response.status).toBe(503);
+    expect(errorOf(response)).toMatchObject({ code: 'storage_unavailable', param: null });
+  });
+});
