@@ -5,7 +5,7 @@ import { createStudio } from '../core/studio/studio.js';
 import { loadStudioToken } from '../core/studio/studio-token.js';
 import { appVersion } from '../project-paths.js';
 import { startHttpServer } from '../http/server.js';
-import { parse, portArg, stringOpt } from './args.js';
+import { parse, portArg, stringOpt, UsageError } from './args.js';
 
 const USAGE = 'mgw serve [--host 127.0.0.1] [--port 8787] [--data-dir DIR]';
 export const DEFAULT_PORT = 8787;
@@ -14,6 +14,8 @@ export const DEFAULT_PORT = 8787;
 export async function serveCommand(argv: string[], dataDir: string): Promise<void> {
   const args = parse(argv, { host: { type: 'string' }, port: { type: 'string' } }, { min: 0, max: 0, usage: USAGE });
   const host = stringOpt(args, 'host') ?? '127.0.0.1';
+  // Node binds an empty host on every interface: `--host "$UNSET"` must not open the gateway to the network.
+  if (host === '') throw new UsageError(`--host needs a host name or address (usage: ${USAGE})`);
   const port = portArg(stringOpt(args, 'port'), DEFAULT_PORT);
   const settings = loadSettings(dataDir);
   const logger = pino(

@@ -194,6 +194,14 @@ describe('mgw keys and balance', () => {
     rmSync(home, { recursive: true, force: true });
   });
 
+  it('an empty --host is a usage error: Node would bind it on every interface', async () => {
+    const dir = tempDir('mgw-host-');
+    const result = await mgwAsync(['serve', '--port', '0', '--host', '', '--data-dir', dir]);
+    expect(result).toMatchObject({ status: 2, stdout: '' });
+    expect(result.stderr).toMatch(/^mgw: --host needs a host name or address \(usage: mgw serve /);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
   it('MGW_DATA_DIR picks the data dir when --data-dir is absent', () => {
     const other = tempDir('mgw-env-');
     const created = mgw(['keys', 'create', '--access', 'free', '--json'], { MGW_DATA_DIR: other });
