@@ -42,7 +42,17 @@ export async function startHttpServer(gateway: Gateway, options: ServerOptions):
   await app.listen({ host: options.host, port: options.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
-  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  const host = urlHost(options.host);
   const studioUrl = options.studio ? `http://${host}:${port}/studio/#token=${options.studio.ownerToken}` : null;
   return { app, port, baseUrl: `http://${host}:${port}/v1`, studioUrl, close: () => closeGracefully(app, sockets, options.closeGraceMs) };
+}
+
+/**
+ * The host of the URLs announced for a bind address. A wildcard bind (0.0.0.0, ::) is reached
+ * over loopback; its own address is no URL to open, and the Host check refuses it.
+ */
+function urlHost(bind: string): string {
+  if (bind === '0.0.0.0') return '127.0.0.1';
+  if (bind === '::') return '[::1]';
+  return bind.includes(':') ? `[${bind}]` : bind;
 }

@@ -202,6 +202,18 @@ describe('mgw keys and balance', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it('serve --host 0.0.0.0 announces loopback URLs the server answers, not 0.0.0.0 that its Host check refuses', async () => {
+    const dir = tempDir('mgw-wildcard-');
+    const wildcard = await serve(['--host', '0.0.0.0', '--data-dir', dir]); // waits for "listening on http://127.0.0.1:<port>/v1"
+    try {
+      expect((await request(`${wildcard.baseUrl}/models`)).status).toBe(200);
+      expect((await request(wildcard.baseUrl.replace(/\/v1$/, '/studio/'))).status).toBe(200);
+    } finally {
+      await wildcard.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('MGW_DATA_DIR picks the data dir when --data-dir is absent', () => {
     const other = tempDir('mgw-env-');
     const created = mgw(['keys', 'create', '--access', 'free', '--json'], { MGW_DATA_DIR: other });
