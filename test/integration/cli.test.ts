@@ -214,6 +214,19 @@ describe('mgw keys and balance', () => {
     }
   });
 
+  it('keys create refuses a label over 200 characters or with control characters, instead of cutting it or breaking keys list', () => {
+    const labelled = (label: string) => (JSON.parse(run('keys', 'list', '--json').stdout) as { label: string }[]).some((k) => k.label === label);
+    for (const [label, why] of [['L'.repeat(201), /at most 200 characters/], ['two\nlines', /control characters/], ['\u001b[31mred', /control characters/]] as const) {
+      const result = run('keys', 'create', '--access', 'free', '--label', label);
+      expect(result).toMatchObject({ status: 2, stdout: '' });
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+      expect(result.stderr).toMatch(why);
+    }
+    expect(labelled('L'.repeat(200))).toBe(false);
+    expect(run('keys', 'create', '--access', 'free', '--label', 'L'.repeat(200)).status).toBe(0);
+    expect(labelled('L'.repeat(200))).toBe(true);
+  });
+
   it('MGW_DATA_DIR picks the data dir when --data-dir is absent', () => {
     const other = tempDir('mgw-env-');
     const created = mgw(['keys', 'create', '--access', 'free', '--json'], { MGW_DATA_DIR: other });

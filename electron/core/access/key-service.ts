@@ -68,7 +68,13 @@ export class KeyService {
     const idPart = randomId(12);
     const token = `mgw_${idPart}_${randomBytes(32).toString('base64url')}`;
     const id = `key_${idPart}`;
-    const label = (options.label ?? '').slice(0, 200);
+    const label = options.label ?? '';
+    // Refused, not cut: the owner would not find the key by the label they gave.
+    if (label.length > 200) throw new GatewayError('invalid_request', 'A key label is at most 200 characters.', 'label');
+    // Shown in rows (mgw keys list, the studio): a line break or a terminal escape would break them.
+    if (/\p{Cc}/u.test(label)) {
+      throw new GatewayError('invalid_request', 'A key label must not contain control characters (line breaks, tabs, escapes).', 'label');
+    }
     await this.store.tx(async (trx) => {
       const accountId = await this.billing.createAccount(
         trx,
