@@ -3,7 +3,7 @@
 // Money is integer nano-USD, so one amount can be at most Number.MAX_SAFE_INTEGER nano-USD.
 
 /** Digits, optionally a dot and up to 9 decimals: no sign, no exponent, no thousands separator. */
-export const USD_AMOUNT_PATTERN = '^(\\d{1,12})(?:\\.(\\d{1,9}))?$';
+export const USD_AMOUNT_PATTERN = '^(\\d+)(?:\\.(\\d{1,9}))?$';
 /** Number.MAX_SAFE_INTEGER nano-USD, written in USD. */
 export const MAX_USD_AMOUNT = '9007199.254740991';
 
@@ -16,6 +16,8 @@ const PATTERN = new RegExp(USD_AMOUNT_PATTERN);
 export function usdAmountProblem(text: string): string | null {
   const match = PATTERN.exec(text.trim());
   if (!match) return USD_FORMAT_PROBLEM;
+  // Far more digits than the maximum has: too large, said without handing BigInt a huge string.
+  if (match[1]!.replace(/^0+(?=\d)/, '').length > 16) return USD_MAX_PROBLEM;
   const nano = BigInt(match[1]!) * 1_000_000_000n + BigInt((match[2] ?? '').padEnd(9, '0'));
   return nano > BigInt(Number.MAX_SAFE_INTEGER) ? USD_MAX_PROBLEM : null;
 }

@@ -104,6 +104,9 @@ describe('mgw keys and balance', () => {
     const result = run('balance', 'top-up', 'key_x', '10000000');
     expect(result.status).toBe(2);
     expect(result.stderr.trim()).toBe('mgw: <usd> must be at most 9007199.254740991 USD, the most a balance holds exactly to the nano-dollar, got "10000000"');
+    const huge = run('keys', 'create', '--access', 'balance', '--balance-usd', '99999999999999999999');
+    expect(huge.status).toBe(2);
+    expect(huge.stderr.trim()).toBe('mgw: --balance-usd must be at most 9007199.254740991 USD, the most a balance holds exactly to the nano-dollar, got "99999999999999999999"');
   });
 
   it('providers: add (key stored, never printed), list, models put on it, remove refused while used', () => {

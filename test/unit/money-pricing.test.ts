@@ -73,8 +73,11 @@ describe('token pricing', () => {
 
 describe('usdAmountProblem (the rule the studio checks as typed and the core names when refusing)', () => {
   it('agrees with parseUsd on every input, and says which rule an amount breaks', () => {
-    const samples = ['12', '0.5', '3.000000001', '0', MAX_USD_AMOUNT, '9007199.254740992', '10000000', '999999999999', '1e2', '-1', ' 7 ', '1.0000000001', 'ten', ''];
+    const samples = ['12', '0.5', '3.000000001', '0', MAX_USD_AMOUNT, '9007199.254740992', '10000000', '999999999999', '1e2', '-1', ' 7 ', '1.0000000001', 'ten', '', '1000000000000', '9'.repeat(40), '0000000000005.5', `${'0'.repeat(30)}${MAX_USD_AMOUNT}`];
     for (const text of samples) expect(usdAmountProblem(text) === null, text).toBe(parseUsd(text) !== null);
+    // Digits only, however many: too large, not "not a plain decimal".
+    for (const text of ['1000000000000', '9'.repeat(40), '9'.repeat(100_000)]) expect(usdAmountProblem(text), text).toBe(USD_MAX_PROBLEM);
+    expect(parseUsd('0000000000005.5')).toBe(5_500_000_000);
     expect(parseUsd(MAX_USD_AMOUNT)).toBe(Number.MAX_SAFE_INTEGER);
     expect(usdAmountProblem('1e2')).toBe(USD_FORMAT_PROBLEM);
     expect(usdAmountProblem('10000000')).toBe(USD_MAX_PROBLEM);
