@@ -18,6 +18,9 @@ export interface Parsed {
 }
 
 export function parse(argv: string[], options: Options, positionals: { min: number; max: number; usage: string }): Parsed {
+  // parseArgs calls `--balance-usd -5` "ambiguous" and `top-up KEY -5` an unknown option.
+  const negative = argv.find((arg) => /^-\d/.test(arg));
+  if (negative !== undefined) throw new UsageError(`${negative}: amounts and numbers take no sign (usage: ${positionals.usage})`);
   let result;
   try {
     result = parseArgs({ args: argv, options: { ...DATA_DIR_OPTION, ...options }, allowPositionals: true, strict: true });

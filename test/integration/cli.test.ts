@@ -100,6 +100,17 @@ describe('mgw keys and balance', () => {
     expect(result.stderr).not.toMatch(/\n\s+at /);
   });
 
+  it.each([
+    [['keys', 'create', '--access', 'balance', '--balance-usd', '-5'], '-5'],
+    [['keys', 'update', 'key_x', '--allowance-usd', '-0.5'], '-0.5'],
+    [['balance', 'top-up', 'key_x', '-5'], '-5'],
+    [['serve', '--port', '-1'], '-1'],
+  ])('a negative number (%j) is refused as such, not as an "ambiguous" argument or an unknown option', (args, value) => {
+    const result = run(...args);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(new RegExp(`^mgw: ${value}: amounts and numbers take no sign \\(usage: mgw ${args[0]} `));
+  });
+
   it('an amount too large for one entry is refused for that reason, not as "not a decimal amount"', () => {
     const result = run('balance', 'top-up', 'key_x', '10000000');
     expect(result.status).toBe(2);
