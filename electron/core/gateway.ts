@@ -66,7 +66,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const dataDirLock = new DataDirLock(options.dataDir);
   const logger = options.logger ?? silentLogger;
   const store = await openStore(options.dataDir);
-  const catalog = new CatalogService(store, clock);
+  const catalog = new CatalogService(store, clock, logger);
   const limits = resolveLimits(options.limits);
   const billing = new BillingService(store, clock, limits.billingPeriodDays * 86_400_000);
   const usage = new UsageLedger(store, logger);

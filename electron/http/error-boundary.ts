@@ -36,7 +36,6 @@ function fromFastifyError(error: FastifyError, request: FastifyRequest): Gateway
     default:
       break;
   }
-  if (error instanceof SyntaxError) return new GatewayError('invalid_request', 'The request body is not valid JSON.');
   const status = error.statusCode ?? 500;
   if (status === 413) return new GatewayError('request_too_large', 'The request body is larger than this endpoint accepts.');
   if (status >= 400 && status < 500) return new GatewayError('invalid_request', 'The request could not be read.');

@@ -102,3 +102,18 @@ describe('stored records the catalog check would refuse', () => {
     }
   });
 });
+
+describe('a stored record that is not JSON at all (the row damaged by hand)', () => {
+  it('leaves that model out of the catalog, not the catalog out of service', async () => {
+    const other = new Libsql(join(t.dataDir, 'gateway.db'));
+    other.pragma('busy_timeout = 5000');
+    other.prepare("insert into models (id, provider_id, upstream_model, record_json, source, updated_at) values ('torn', 'local', 'torn', '{\"id\": \"torn\", \"pric', 'owner', ?)").run(Date.now());
+    other.close();
+    const list = await request(`${t.baseUrl}/models`);
+    expect(list.status).toBe(200);
+    expect((list.body as { data: ModelRecord[] }).data.map((m) => m.id)).not.toContain('torn');
+    expect((await request(`${t.baseUrl}/models/torn`)).status).toBe(404);
+    const image = await postJson(`${t.baseUrl}/images/generations`, { model: 'local-image', prompt: 'a dog', size: '256x256' }, token);
+    expect(image.status).toBe(200);
+  });
+});

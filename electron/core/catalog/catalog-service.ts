@@ -6,6 +6,7 @@
 import type { ModelList, ModelRecord } from '../../../shared/api-types.js';
 import type { Clock } from '../clock.js';
 import { GatewayError, invalid } from '../errors.js';
+import { silentLogger, type Logger } from '../logger.js';
 import { LOCAL_PROVIDER_ID } from '../providers/local/local-models.js';
 import { ChangeWatch } from '../store/change-watch.js';
 import type { Store } from '../store/database.js';
@@ -39,6 +40,7 @@ export class CatalogService {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
+    private readonly logger: Logger = silentLogger,
   ) {
     this.watch = new ChangeWatch(store, REVALIDATE_MS);
   }
@@ -176,8 +178,16 @@ export class CatalogService {
     const rows = await this.store.db.selectFrom('models').selectAll().orderBy('source').orderBy('id').execute();
     const entries = new Map<string, CatalogEntry>();
     for (const row of rows) {
+      let record: ModelRecord;
+      try {
+        record = JSON.parse(row.record_json) as ModelRecord;
+      } catch {
+        // A row damaged outside the gateway: that model is left out, not the whole catalog.
+        this.logger.warn({ model: row.id }, 'a catalog model whose stored record is not JSON is left out');
+        continue;
+      }
       entries.set(row.id, {
-        record: JSON.parse(row.record_json) as ModelRecord,
+        record,
         providerId: row.provider_id,
         upstreamModel: row.upstream_model,
         source: row.source,
