@@ -188,6 +188,37 @@ describe('a job the upstream lost, submitted again', () => {
     expect(await s.get(id)).toMatchObject({ status: 'completed', cost_usd: '0.40000000' });
     expect(s.stub.cancelTries).toEqual([]);
   });
+
+  it("cancelled while resubmitted: the lost job's cancel going through does not drop the pending cancel of the new job", async () => {
+    const { s, id } = await submitted();
+    s.stub.upstream = 'lost';
+    const resubmission = new Gate();
+    s.stub.submitGates.push(resubmission);
+    const ticking = t.gateway.scheduler.tick();
+    await resubmission.reached;
+    // The owner cancels: the lost job's upstream cancel is on its way (it hangs here)...
+    const hang = new Gate();
+    const cancelVideo = vi.spyOn(s.stub, 'cancelVideo').mockImplementationOnce(() => hang.pass());
+    const cancelling = s.cancel(id);
+    await hang.reached;
+    cancelVideo.mockRestore();
+    // ...when the resubmission comes back: its job is owed a cancel, and the upstream is down.
+    s.stub.cancelAnswers.push('down');
+    resubmission.open();
+    await ticking;
+    const second = `up-${id}-2`;
+    expect(s.stub.cancelTries).toEqual([second]);
+    hang.open();
+    await cancelling; // the lost job's cancel goes through
+    expect(await pendingUntil(id)).not.toBeNull();
+
+    now += 60_000;
+    await t.gateway.scheduler.tick();
+    expect(s.stub.cancelled).toEqual([second]);
+    expect(s.stub.cancelTries).toEqual([second, second]);
+    expect(await pendingUntil(id)).toBeNull();
+    await expectCancelled(s, id);
+  });
 });
 
 describe('files an interrupted run left, swept at the next start', () => {

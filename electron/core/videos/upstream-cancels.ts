@@ -60,7 +60,7 @@ export class UpstreamCancels {
     if (this.clock.now() < row.upstream_cancel_until!) return this.send(row, row.upstream_id!, true);
     this.logger.warn({ taskId: row.id }, 'gave up cancelling the upstream job of an ended video task');
     this.failures.delete(row.id);
-    await this.record(row.id, () => this.tasks.cancelDone(row.id));
+    await this.record(row.id, () => this.tasks.cancelDone(row.id, row.upstream_id!));
   }
 
   /**
@@ -77,7 +77,7 @@ export class UpstreamCancels {
     }
     if (error === null || (isGatewayError(error) && error.code === 'upstream_bad_request')) {
       this.failures.delete(row.id);
-      if (pending) await this.record(row.id, () => this.tasks.cancelDone(row.id));
+      if (pending) await this.record(row.id, () => this.tasks.cancelDone(row.id, upstreamId));
       return;
     }
     const failures = (this.failures.get(row.id) ?? 0) + 1;

@@ -184,9 +184,12 @@ export class VideoTaskStore {
     return ended;
   }
 
-  /** The upstream cancel of an ended task is done (or given up): nothing pending any more. */
-  async cancelDone(id: string): Promise<void> {
-    await this.store.db.updateTable('video_tasks').set({ upstream_cancel_until: null }).where('id', '=', id).execute();
+  /**
+   * The upstream cancel of `upstreamId` is done (or given up): nothing pending any more, unless
+   * the task now owes the cancel of another job (a resubmission's, recorded meanwhile).
+   */
+  async cancelDone(id: string, upstreamId: string): Promise<void> {
+    await this.store.db.updateTable('video_tasks').set({ upstream_cancel_until: null }).where('id', '=', id).where('upstream_id', '=', upstreamId).execute();
   }
 
   /** Ended tasks whose pending upstream cancel is due. */
