@@ -1,34 +1,42 @@
 // One video task's slow step must not hold up the others: an OpenAI-kind video is downloaded
 // when it completes (up to 10 minutes for a large file on a slow link), and meanwhile other
-// tasks still have to be polled, completed and charged.
+// tasks still have to be polled, completed and charged. The slow download is held by hand (a
+// gate), not by a delay, so the check does not depend on how fast the machine is.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { VideoTask } from '../../shared/api-types.js';
-import { USD } from '../helpers/gateway.js';
-import { postJson, request } from '../helpers/http.js';
+import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { Gate } from '../helpers/hand-video-provider.js';
 import { waitFor } from '../helpers/stub-video-provider.js';
-import { startUpstreams, type UpstreamSetup } from '../helpers/upstreams.js';
+import { videoTaskKit } from '../helpers/video-task-kit.js';
 
-let u: UpstreamSetup;
-let key: { token: string };
+let t: TestGateway;
 
+// The scheduler runs in the background (as in `mgw serve`), scanning every 100 ms.
 beforeAll(async () => {
-  u = await startUpstreams({ totalTimeoutMs: 20_000 });
-  key = await u.t.key('balance', { balanceNano: 50 * USD });
+  t = await startTestGateway();
 });
-afterAll(() => u.close());
+afterAll(() => t.close());
 
-const task = async (id: string) => (await request(`${u.t.baseUrl}/videos/${id}`, { headers: { authorization: `Bearer ${key.token}` } })).body as VideoTask;
+const { setup, outputsOf } = videoTaskKit(() => t);
 
 it('a task completes while another task of the scheduler is still downloading its video', async () => {
-  const download = 'GET /v1/videos/:id/content';
-  u.openai.inject(download, { latencyMs: 6_000, times: 1 });
-  const slow = (await postJson(`${u.t.baseUrl}/videos`, { model: 'up-video', prompt: 'a large video', seconds: 4, size: '1280x720' }, key.token)).body as VideoTask;
-  await waitFor(async () => u.openai.requests.some((r) => r.route === download), 5_000);
+  const large = await setup();
+  const download = new Gate();
+  large.stub.upstream = 'completed';
+  large.stub.downloadGate = download;
+  const slow = await large.create();
+  await download.reached;
 
-  const quick = (await postJson(`${u.t.baseUrl}/videos`, { model: 'fal-video', prompt: 'a small one', seconds: 5, size: '720p' }, key.token)).body as VideoTask;
-  await waitFor(async () => (await task(quick.id)).status === 'completed', 5_000);
-  // The first download is still being answered: before, every other task waited for it.
-  expect((await task(slow.id)).status).toBe('in_progress');
-
-  await waitFor(async () => (await task(slow.id)).status === 'completed', 15_000);
+  const small = await setup();
+  small.stub.upstream = 'completed';
+  const quick = await small.create();
+  try {
+    await waitFor(async () => (await small.get(quick.id)).status === 'completed', 10_000);
+    // The first download is still held: before, every other task waited for it.
+    expect(await large.get(slow.id)).toMatchObject({ status: 'queued' });
+    expect(outputsOf(slow.id)).toEqual([`${slow.id}.mp4.part`]);
+  } finally {
+    download.open(); // also when a check failed: the gateway's close waits for the held step
+  }
+  await waitFor(async () => (await large.get(slow.id)).status === 'completed', 10_000);
+  expect(await small.get(quick.id)).toMatchObject({ status: 'completed', cost_usd: '0.40000000' });
 }, 30_000);
