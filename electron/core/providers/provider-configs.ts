@@ -193,8 +193,15 @@ export class ProviderConfigs {
   allKeys(): string[] {
     const keys: string[] = [];
     for (const row of this.allRows.all() as ProviderRow[]) {
-      // An unusable key is never sent, so no upstream can echo it.
-      const { key } = this.readKey(row);
+      // An unusable key is never sent, so no upstream can echo it; nor is one in a secrets file
+      // that cannot be read (a damaged file must not turn the upstream error being logged into
+      // a storage error: the keys of adapters already built are redacted by the registry).
+      let key: string | null;
+      try {
+        key = this.readKey(row).key;
+      } catch {
+        continue;
+      }
       if (key) keys.push(key);
     }
     return keys;
