@@ -18,9 +18,13 @@ export interface Parsed {
 }
 
 export function parse(argv: string[], options: Options, positionals: { min: number; max: number; usage: string }): Parsed {
-  // parseArgs calls `--balance-usd -5` "ambiguous" and `top-up KEY -5` an unknown option.
-  const negative = argv.find((arg) => /^-\d/.test(arg));
-  if (negative !== undefined) throw new UsageError(`${negative}: amounts and numbers take no sign (usage: ${positionals.usage})`);
+  // parseArgs calls `--balance-usd -5` "ambiguous" and `top-up KEY -5` an unknown option. A
+  // text value may start with '-' (`--label -3dB`): it goes after '=', as the message says.
+  const at = argv.findIndex((arg) => /^-\d/.test(arg));
+  if (at !== -1) {
+    const option = argv[at - 1]?.startsWith('--') && !argv[at - 1]!.includes('=') ? argv[at - 1] : '--option';
+    throw new UsageError(`${argv[at]}: amounts and numbers take no sign; a text starting with '-' is given as ${option}=${argv[at]} (usage: ${positionals.usage})`);
+  }
   let result;
   try {
     result = parseArgs({ args: argv, options: { ...DATA_DIR_OPTION, ...options }, allowPositionals: true, strict: true });

@@ -108,7 +108,16 @@ describe('mgw keys and balance', () => {
   ])('a negative number (%j) is refused as such, not as an "ambiguous" argument or an unknown option', (args, value) => {
     const result = run(...args);
     expect(result.status).toBe(2);
-    expect(result.stderr).toMatch(new RegExp(`^mgw: ${value}: amounts and numbers take no sign \\(usage: mgw ${args[0]} `));
+    expect(result.stderr).toMatch(new RegExp(`^mgw: ${value}: amounts and numbers take no sign; .* \\(usage: mgw ${args[0]} `));
+  });
+
+  it("a text value starting with '-' is told how to pass it, and passes with '='", () => {
+    const told = run('keys', 'create', '--access', 'free', '--label', '-3dB');
+    expect(told.status).toBe(2);
+    expect(told.stderr).toContain("a text starting with '-' is given as --label=-3dB");
+    const created = run('keys', 'create', '--access', 'free', '--label=-3dB', '--json');
+    expect(created.status).toBe(0);
+    expect(JSON.parse(created.stdout)).toMatchObject({ label: '-3dB' });
   });
 
   it('an amount too large for one entry is refused for that reason, not as "not a decimal amount"', () => {
