@@ -43,6 +43,9 @@ describe('upstreamRetryAfter', () => {
     expect(upstreamRetryAfter(headers({ ...limits, 'x-ratelimit-remaining-requests': '3' }))).toBeNull();
     expect(upstreamRetryAfter(headers({ 'x-ratelimit-remaining-requests': '0', 'x-ratelimit-reset-requests': 'soon' }))).toBeNull();
     expect(upstreamRetryAfter(headers({ 'retry-after': '2', ...limits, 'x-ratelimit-remaining-tokens': '0' }))).toBe('2');
+    // A Retry-After that cannot be read gives way to what can.
+    expect(upstreamRetryAfter(headers({ 'retry-after': 'soon', 'retry-after-ms': '1500' }))).toBe('1.5');
+    expect(upstreamRetryAfter(headers({ 'retry-after': 'soon', ...limits, 'x-ratelimit-remaining-tokens': '0' }))).toBe('360');
   });
 
   it('gives the 429 a whole-second Retry-After', () => {

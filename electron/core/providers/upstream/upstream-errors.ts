@@ -44,8 +44,9 @@ export class RepeatedFailureAnswer extends GatewayError {
  * tokens, with waits such as `6m0s` or `20ms`).
  */
 export function upstreamRetryAfter(header: (name: string) => string | null): string | null {
+  // One that cannot be read ("soon") does not hide the headers below.
   const retryAfter = header('retry-after');
-  if (retryAfter) return retryAfter;
+  if (retryAfter && retryAfterSeconds(retryAfter) !== null) return retryAfter;
   const ms = header('retry-after-ms')?.trim() ?? '';
   if (/^\d+(\.\d+)?$/.test(ms)) return String(Number(ms) / 1000);
   const resets = ['requests', 'tokens']
