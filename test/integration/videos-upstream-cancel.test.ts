@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startBackgroundWork } from '../../electron/core/gateway.js';
 import { UPSTREAM_CANCEL_RETRY_MS } from '../../electron/core/videos/video-task-store.js';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { startTestGateway, USD, type TestGateway } from '../helpers/gateway.js';
 import { Gate } from '../helpers/hand-video-provider.js';
 import { videoTaskKit } from '../helpers/video-task-kit.js';
 
@@ -100,6 +100,36 @@ describe('an upstream down when its task is cancelled', () => {
     now += 60_000;
     await t.gateway.scheduler.tick();
     expect(s.stub.cancelled).toEqual([job]);
+  });
+});
+
+describe('many pending cancels and an upstream that hangs', () => {
+  it('at most 16 are sent at once; the rest wait for room', async () => {
+    const s = await setup();
+    const key = await t.key('balance', { balanceNano: 20 * USD });
+    const calls = callsOf(t, key.token, s.model);
+    const ids: string[] = [];
+    for (let i = 0; i < 20; i++) ids.push((await calls.create()).id);
+    s.stub.cancelAnswers.push(...Array<'down'>(20).fill('down'));
+    for (const id of ids) await calls.cancel(id);
+    now += 60_000;
+    const hang = new Gate();
+    const cancelVideo = vi.spyOn(s.stub, 'cancelVideo').mockImplementation(async (_job, upstreamId) => {
+      s.stub.cancelTries.push(upstreamId);
+      await hang.pass();
+    });
+    try {
+      const scan = t.gateway.scheduler.tick();
+      await hang.reached;
+      await new Promise((resolve) => setTimeout(resolve, 200)); // let every cancel the scan started reach the upstream
+      expect(s.stub.cancelTries.length - 20).toBe(16);
+      hang.open();
+      await scan;
+      await t.gateway.scheduler.tick();
+      expect(s.stub.cancelTries.length - 20).toBe(20);
+    } finally {
+      cancelVideo.mockRestore();
+    }
   });
 });
 

@@ -13,6 +13,9 @@ import { pollRetryDelayMs } from '../providers/upstream/upstream-errors.js';
 import type { VideoTaskRow } from '../store/schema.js';
 import type { VideoTaskStore } from './video-task-store.js';
 
+/** Pending cancels sent at once: an upstream that hangs must not collect one call per ended task. */
+const CANCELS_AT_ONCE = 16;
+
 export class UpstreamCancels {
   /**
    * Tasks whose upstream cancel is under way (a scan does not start a second). Nobody waits for
@@ -41,10 +44,12 @@ export class UpstreamCancels {
     return this.send(row, upstreamId, false);
   }
 
-  /** Starts the pending cancels that are due and not under way; returns their ends. */
+  /** Starts the pending cancels that are due and not under way (at most CANCELS_AT_ONCE in all); returns their ends. */
   async retryDue(): Promise<Promise<void>[]> {
-    const due = (await this.tasks.cancelsDue(this.clock.now(), 100)).filter((row) => !this.cancelling.has(row.id));
-    return due.map((row) => this.guarded(row.id, () => this.retry(row)));
+    const room = CANCELS_AT_ONCE - this.cancelling.size;
+    if (room <= 0) return [];
+    const due = (await this.tasks.cancelsDue(this.clock.now(), CANCELS_AT_ONCE + this.cancelling.size)).filter((row) => !this.cancelling.has(row.id));
+    return due.slice(0, room).map((row) => this.guarded(row.id, () => this.retry(row)));
   }
 
   private async guarded(taskId: string, cancel: () => Promise<void>): Promise<void> {
