@@ -1,4 +1,5 @@
 import type { ModelRecord } from '../../shared/api-types.js';
+import { isJsonObject } from '../core/catalog/model-patch.js';
 import type { Gateway } from '../core/gateway.js';
 import { parse, stringOpt, UsageError } from './args.js';
 import { printJson, printTable } from './output.js';
@@ -9,25 +10,6 @@ const USAGE = {
   remove: 'mgw models remove <id>',
   discover: 'mgw models discover <provider-id>',
 };
-
-type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** Fields merge into the existing record; `pricing` and `capabilities` merge one level deeper. */
-function mergeRecord(base: Json, patch: Json): Json {
-  const merged: Json = { ...base, ...patch };
-  for (const key of ['pricing', 'capabilities', 'modalities', 'context_window']) {
-    if (isObject(base[key]) && isObject(patch[key])) merged[key] = { ...base[key], ...patch[key] };
-  }
-  return merged;
-}
-
-/** partner_video / partner_routes describe the old provider and upstream model: a moved record gets them anew. */
-function movedFrom(record: Json, moved: boolean): Json {
-  if (!moved || !isObject(record.capabilities)) return record;
-  const { partner_video: _video, partner_routes: _routes, ...capabilities } = record.capabilities;
-  return { ...record, capabilities };
-}
 
 export async function modelsCommand(gateway: Gateway, sub: string, argv: string[]): Promise<void> {
   switch (sub) {
@@ -64,20 +46,16 @@ export async function modelsCommand(gateway: Gateway, sub: string, argv: string[
       } catch (error) {
         throw new UsageError(`--json is not valid JSON: ${(error as Error).message}`);
       }
-      if (!isObject(patch)) throw new UsageError('--json must be a JSON object of model record fields');
-      const existing = await gateway.catalog.find(id);
-      const providerId = stringOpt(args, 'provider') ?? existing?.providerId;
-      if (!providerId) throw new UsageError(`--provider is required for a new model (usage: ${USAGE.put})`);
+      if (!isJsonObject(patch)) throw new UsageError('--json must be a JSON object of model record fields');
+      const providerId = stringOpt(args, 'provider');
+      if (providerId === undefined && !(await gateway.catalog.find(id))) {
+        throw new UsageError(`--provider is required for a new model (usage: ${USAGE.put})`);
+      }
       // An unknown id is the owner's typo, not an outage: a usage error, before anything is written.
-      const known = gateway.providers.list().some((p) => p.id === providerId) || (await gateway.providerConfigs.row(providerId)) !== undefined;
+      const known = providerId === undefined || gateway.providers.list().some((p) => p.id === providerId) || (await gateway.providerConfigs.row(providerId)) !== undefined;
       if (!known) throw new UsageError(`no provider ${providerId} (mgw providers list shows the configured ones)`);
-      const upstreamModel = stringOpt(args, 'upstream-model') ?? existing?.upstreamModel ?? id;
-      const base: Json = existing
-        ? movedFrom(existing.record as unknown as Json, existing.providerId !== providerId || existing.upstreamModel !== upstreamModel)
-        : { object: 'model', created: Math.floor(gateway.clock.now() / 1000), owned_by: providerId };
-      const record = mergeRecord(base, { ...patch, id });
-      const entry = await gateway.catalog.put({ record: record as unknown as ModelRecord, providerId, upstreamModel });
-      process.stdout.write(`${existing ? 'Updated' : 'Added'} model ${entry.record.id} (${describePricing(entry.record)}).\n`);
+      const { entry, created } = await gateway.catalog.patch(id, patch, { providerId, upstreamModel: stringOpt(args, 'upstream-model') });
+      process.stdout.write(`${created ? 'Added' : 'Updated'} model ${entry.record.id} (${describePricing(entry.record)}).\n`);
       return;
     }
     case 'remove': {

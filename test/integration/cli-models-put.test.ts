@@ -95,6 +95,33 @@ describe('mgw models put refusals', () => {
   });
 });
 
+describe('mgw models put edits with JSON Merge Patch', () => {
+  const recordOf = (id: string) =>
+    (JSON.parse(run('models', 'list', '--json').stdout) as { record: Record<string, any> }[]).find((e) => e.record.id === id)!.record;
+
+  it('a null removes an optional field; objects merge, arrays replace; the rest stays', () => {
+    const record = { ...IMAGE_RECORD, pricing: { ...IMAGE_RECORD.pricing, minimum_request_price_usd: 0.01 }, capabilities: { ...IMAGE_RECORD.capabilities, vendor: { a: 1, b: 2 } } };
+    expect(run('models', 'put', 'patched', '--provider', 'local', '--json', JSON.stringify(record)).status).toBe(0);
+    const put = run('models', 'put', 'patched', '--json', '{"pricing": {"minimum_request_price_usd": null}, "capabilities": {"supported_sizes": ["512x512"], "vendor": {"a": null}}}');
+    expect(put.stderr).toBe('');
+    expect(put).toMatchObject({ status: 0, stdout: 'Updated model patched (in 1 / out 10 USD per 1M tokens).\n' });
+    const after = recordOf('patched');
+    expect(after.pricing).toEqual(IMAGE_RECORD.pricing);
+    expect(after.capabilities).toEqual({ ...IMAGE_RECORD.capabilities, supported_sizes: ['512x512'], vendor: { b: 2 } });
+    expect(after.modalities).toEqual(IMAGE_RECORD.modalities);
+  });
+
+  it.each([['pricing.currency', '{"pricing": {"currency": null}}'], ['id', '{"id": null}'], ['capabilities', '{"capabilities": null}']])(
+    'a null on the required field %s is refused with exit 2, naming it, and changes nothing',
+    (param, patch) => {
+      const before = run('models', 'list', '--json').stdout;
+      const stderr = expectUsageError(run('models', 'put', 'local-image', '--json', patch));
+      expect(stderr).toContain(`Invalid model record: ${param} is required and cannot be removed`);
+      expect(run('models', 'list', '--json').stdout).toBe(before);
+    },
+  );
+});
+
 describe('mgw models put and partner fields', () => {
   const capabilitiesOf = (id: string) =>
     (JSON.parse(run('models', 'list', '--json').stdout) as { record: { id: string; capabilities: Record<string, unknown> } }[]).find((e) => e.record.id === id)!.record.capabilities;

@@ -11,8 +11,9 @@ import { LOCAL_PROVIDER_ID } from '../providers/local/local-models.js';
 import { ChangeWatch } from '../store/change-watch.js';
 import type { Store } from '../store/database.js';
 import { hasUnsafeSegment, UNSAFE_SEGMENT } from './model-path.js';
+import { mergeRecordPatch, type JsonObject } from './model-patch.js';
 import { assertModelRecord } from './model-record-schema.js';
-import { withPartnerFields } from './partner-fields.js';
+import { withoutPartnerFields, withPartnerFields } from './partner-fields.js';
 
 export interface CatalogEntry {
   record: ModelRecord;
@@ -96,6 +97,26 @@ export class CatalogService {
       .execute();
     this.invalidate();
     return { record, providerId: entry.providerId, upstreamModel: entry.upstreamModel, source: entry.source ?? 'owner' };
+  }
+
+  /**
+   * Edits model `id` with a merge patch of record fields (model-patch.ts), or makes it from the
+   * patch when the id is new (then `providerId` is needed; `object`, `created` and `owned_by` are
+   * filled in). The upstream model defaults to the stored one, else the id. The result is checked
+   * as a whole record: a refused patch changes nothing.
+   */
+  async patch(id: string, patch: JsonObject, target: { providerId?: string; upstreamModel?: string } = {}): Promise<{ entry: CatalogEntry; created: boolean }> {
+    const existing = await this.find(id);
+    const providerId = target.providerId ?? existing?.providerId;
+    if (providerId === undefined) throw invalid(`No model ${id} in the catalog: a new model needs a provider.`, 'provider');
+    const upstreamModel = target.upstreamModel ?? existing?.upstreamModel ?? id;
+    const moved = existing !== undefined && (existing.providerId !== providerId || existing.upstreamModel !== upstreamModel);
+    const base = existing
+      ? moved ? withoutPartnerFields(existing.record) : existing.record
+      : { id, object: 'model', created: Math.floor(this.clock.now() / 1000), owned_by: providerId };
+    // The argument names the model: an id inside the patch does not rename it.
+    const record = { ...(mergeRecordPatch(base, patch) as JsonObject), id } as unknown as ModelRecord;
+    return { entry: await this.put({ record, providerId, upstreamModel }), created: existing === undefined };
   }
 
   /** The kind of a configured provider (`local` for the built-in engine); undefined when unknown. */

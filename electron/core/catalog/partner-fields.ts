@@ -39,6 +39,12 @@ export function withPartnerFields(record: ModelRecord, kind: ProviderKind, upstr
   return { ...record, capabilities: { ...caps, partner_video: true, partner_routes: routes } };
 }
 
+/** A record moved to another provider or upstream model: its partner fields described the old one, so it gets them anew. */
+export function withoutPartnerFields(record: ModelRecord): ModelRecord {
+  const { partner_video: _video, partner_routes: _routes, ...capabilities } = record.capabilities;
+  return { ...record, capabilities };
+}
+
 /**
  * The upstream path a task of `requestType` is submitted to: its partner route when the record
  * names one for that request type, else the model's upstream model.
