@@ -69,6 +69,13 @@ export async function main(argv: string[]): Promise<number> {
   try {
     const { dataDir, rest } = takeDataDir(argv);
     const [command, sub, ...tail] = rest;
+    if ((command === 'help' || (command !== undefined && isHelpFlag(command))) && sub !== undefined) {
+      // `mgw help keys [create]`: that group's (or subcommand's) lines, as `mgw keys [create] --help`.
+      const help = commandHelp(sub, tail[0]);
+      if (!help) throw new UsageError(`unknown command "${sub}" (try: mgw help)`);
+      process.stdout.write(help);
+      return 0;
+    }
     if (!command || command === 'help' || isHelpFlag(command)) {
       // Asked for: the help is the output. No command at all: a usage error, on stderr.
       (command ? process.stdout : process.stderr).write(HELP);

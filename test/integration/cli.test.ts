@@ -306,6 +306,22 @@ describe('mgw help', () => {
     expect(run('nope', '--help').status).toBe(2);
   });
 
+  it.each(['keys', 'balance', 'models', 'providers', 'serve'])('mgw help %s prints only that group\'s usage lines, as its --help does', (group) => {
+    const help = run('help', group);
+    expect(help).toMatchObject({ status: 0, stderr: '' });
+    const lines = help.stdout.trim().split('\n');
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) expect(line.startsWith(`mgw ${group} `) || line === `mgw ${group}`, line).toBe(true);
+    expect(help.stdout).toBe(run(group, '--help').stdout);
+  });
+
+  it('mgw help <command> <sub> prints that one line; an unknown command is a usage error', () => {
+    expect(run('help', 'models', 'put')).toMatchObject({ status: 0, stdout: "mgw models put <id> [--provider ID] [--upstream-model NAME] --json '<model record fields>'\n" });
+    const unknown = run('help', 'nope');
+    expect(unknown).toMatchObject({ status: 2, stdout: '' });
+    expect(unknown.stderr).toMatch(/^mgw: unknown command "nope"/);
+  });
+
   it('mgw with no command is a usage error: the help on stderr, exit 2', () => {
     const bare = run();
     expect(bare).toMatchObject({ status: 2, stdout: '' });
