@@ -1,11 +1,12 @@
 // mgw: the owner's command line. A thin door over the same core as HTTP and the studio.
+import { resolve } from 'node:path';
 import { balanceCommand } from './cli/balance-command.js';
 import { keysCommand } from './cli/keys-command.js';
 import { modelsCommand } from './cli/models-command.js';
 import { providersCommand } from './cli/providers-command.js';
 import { serveCommand } from './cli/serve-command.js';
 import { UsageError } from './cli/args.js';
-import { loadSettings, resolveDataDir } from './core/config.js';
+import { fileInDataDirPath, loadSettings, resolveDataDir } from './core/config.js';
 import { isGatewayError } from './core/errors.js';
 import { storageError } from './core/store/storage-errors.js';
 import { createGateway, type Gateway } from './core/gateway.js';
@@ -55,6 +56,15 @@ function takeDataDir(argv: string[]): { dataDir: string | undefined; rest: strin
   return { dataDir, rest };
 }
 
+/** --data-dir, else MGW_DATA_DIR, else the default; a path to a file is the caller's mistake (exit 2). */
+function dataDirOf(flag: string | undefined): string {
+  const dir = resolveDataDir(flag);
+  const file = fileInDataDirPath(dir);
+  if (file === resolve(dir)) throw new UsageError(`the data dir ${dir} is a file, not a directory`);
+  if (file) throw new UsageError(`the data dir ${dir} cannot be created: ${file} is a file, not a directory`);
+  return dir;
+}
+
 const isHelpFlag = (arg: string): boolean => arg === '--help' || arg === '-h';
 
 /** The lines of HELP for `mgw <command> [<sub>] --help`; none when the command is unknown. */
@@ -88,7 +98,7 @@ export async function main(argv: string[]): Promise<number> {
       return 0;
     }
     if (command === 'serve') {
-      await serveCommand(rest.slice(1), resolveDataDir(dataDir));
+      await serveCommand(rest.slice(1), dataDirOf(dataDir));
       return -1; // keeps running
     }
     const group = GROUPS[command];
@@ -96,7 +106,7 @@ export async function main(argv: string[]): Promise<number> {
     if (!sub) throw new UsageError(`"mgw ${command}" needs a subcommand (try: mgw help)`);
     // The same limits as the server on this data dir (daily tokens, billing period), so usage
     // and balances read here agree with what it enforces.
-    const dir = resolveDataDir(dataDir);
+    const dir = dataDirOf(dataDir);
     const gateway = await createGateway({ dataDir: dir, limits: loadSettings(dir).limits });
     let status: number | void;
     try {

@@ -1,6 +1,6 @@
 // Where the gateway keeps its data, and the owner's settings file (config.json in the data dir).
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import envPaths from 'env-paths';
 import type { LimitOverrides } from './access/limits.js';
 import { GatewayError } from './errors.js';
@@ -12,6 +12,23 @@ export function resolveDataDir(flag?: string): string {
   if (flag) return flag;
   if (process.env.MGW_DATA_DIR) return process.env.MGW_DATA_DIR;
   return envPaths(APP_NAME, { suffix: '' }).data;
+}
+
+/**
+ * The file that stands where the data dir, or a folder it would be made in, should be: the
+ * owner's mistake (a path to a file), not an outage. Null when there is none.
+ */
+export function fileInDataDirPath(dir: string): string | null {
+  for (let path = resolve(dir); ; path = dirname(path)) {
+    let isDirectory: boolean | undefined;
+    try {
+      isDirectory = statSync(path).isDirectory();
+    } catch {
+      // Absent (or not searchable): look further up; mkdir says what else is wrong.
+    }
+    if (isDirectory !== undefined) return isDirectory ? null : path;
+    if (dirname(path) === path) return null;
+  }
 }
 
 export interface Settings {

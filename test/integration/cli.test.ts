@@ -184,14 +184,21 @@ describe('mgw keys and balance', () => {
     expect(statSync(join(dir, 'gateway.db')).mode & 0o777).toBe(0o600);
   });
 
-  it('a data dir that cannot be created is one clear line, not a raw errno', () => {
+  it('a data dir inside a file is a usage error in one clear line, naming the file, not a raw errno', () => {
     const blocker = join(tempDir('mgw-block-'), 'a-file');
     writeFileSync(blocker, 'in the way');
     const result = mgw(['keys', 'list', '--data-dir', join(blocker, 'data')]);
-    expect(result.status).not.toBe(0);
-    expect(result.stderr.trim().split('\n')).toHaveLength(1);
-    expect(result.stderr).toMatch(/Cannot create the data directory .*a-file\/data/);
-    expect(result.stderr).not.toMatch(/\bat \S+ \(/);
+    expect(result).toMatchObject({ status: 2, stdout: '', stderr: `mgw: the data dir ${join(blocker, 'data')} cannot be created: ${blocker} is a file, not a directory\n` });
+  });
+
+  it.each([
+    ['--data-dir', (file: string) => mgw(['keys', 'list', '--data-dir', file])],
+    ['MGW_DATA_DIR', (file: string) => mgw(['models', 'list'], { MGW_DATA_DIR: file })],
+    ['serve --data-dir', (file: string) => mgw(['serve', '--port', '0', '--data-dir', file])],
+  ])('a data dir that is a file (%s) is a usage error naming it, not "EEXIST: file already exists, mkdir"', (_how, call) => {
+    const file = join(tempDir('mgw-file-dir-'), 'gateway-data');
+    writeFileSync(file, 'not a directory');
+    expect(call(file)).toMatchObject({ status: 2, stdout: '', stderr: `mgw: the data dir ${file} is a file, not a directory\n` });
   });
 
   it("commands read the data dir's config.json limits, as the server does", () => {

@@ -5,6 +5,7 @@ import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import Libsql from 'libsql';
 import { Kysely, Migrator, SqliteDialect, type Transaction } from 'kysely';
+import { fileInDataDirPath } from '../config.js';
 import { GatewayError } from '../errors.js';
 import { lockWaitingDialect, SYNC_BUSY_TIMEOUT_MS, waitingForLock } from './lock-wait.js';
 import { migrationProvider } from './migrations.js';
@@ -44,7 +45,10 @@ export async function openStore(dataDir: string): Promise<Store> {
   } catch (error) {
     // A dir that cannot be made (read-only parent, permissions) says so, not "ENOENT, mkdir".
     const code = (error as NodeJS.ErrnoException).code;
-    const reason = code === 'ENOENT' || code === 'EROFS' ? 'its parent directory cannot be written (read-only?)' : (error as Error).message;
+    const file = fileInDataDirPath(dataDir);
+    const reason = file
+      ? `${file} is a file, not a directory`
+      : code === 'ENOENT' || code === 'EROFS' ? 'its parent directory cannot be written (read-only?)' : (error as Error).message;
     throw new GatewayError('storage_unavailable', `Cannot create the data directory ${dataDir}: ${reason}.`);
   }
   const path = join(dataDir, DATABASE_FILE);
