@@ -12,6 +12,9 @@ type Options = NonNullable<ParseArgsConfig['options']>;
 
 export const DATA_DIR_OPTION: Options = { 'data-dir': { type: 'string' } };
 
+/** Options that name something (a provider, a model); the others carry JSON, labels or keys, checked where they are used. */
+const NAME_OPTIONS = ['id', 'provider', 'upstream-model'];
+
 export interface Parsed {
   values: Record<string, string | boolean | undefined>;
   positionals: string[];
@@ -32,6 +35,16 @@ export function parse(argv: string[], options: Options, positionals: { min: numb
     // parseArgs messages are one line already; drop its suggestion about '--' to keep it short.
     const message = (error as Error).message.split('\n')[0]?.replace(/ To specify a positional argument starting with a '-'.*$/, '');
     throw new UsageError(`${message} (usage: ${positionals.usage})`);
+  }
+  // Ids and names are echoed in messages and rows: a line break or a terminal escape in one would
+  // split or recolour them, and no id has one. Quoted as JSON, the refusal stays one line.
+  for (const [what, value] of [
+    ...result.positionals.map((p) => ['the argument', p] as const),
+    ...NAME_OPTIONS.map((name) => [`--${name}`, result.values[name]] as const),
+  ]) {
+    if (typeof value === 'string' && /\p{Cc}/u.test(value)) {
+      throw new UsageError(`${what} ${JSON.stringify(value)} contains a line break or control character (usage: ${positionals.usage})`);
+    }
   }
   const count = result.positionals.length;
   if (count < positionals.min || count > positionals.max) {

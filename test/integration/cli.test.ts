@@ -257,6 +257,24 @@ describe('mgw keys and balance', () => {
     expect(labelled('L'.repeat(200))).toBe(true);
   });
 
+  it.each([
+    ['models', 'remove', 'a\nb'],
+    ['keys', 'revoke', 'key_x\u001b[31m'],
+    ['balance', 'show', 'key_x\r'],
+    ['providers', 'test', 'a\nb'],
+    ['providers', 'add', '--kind', 'openai', '--id', 'up\nx', '--base-url', 'http://127.0.0.1:9/v1', '--api-key', 'k'],
+    ['models', 'put', 'local-image', '--upstream-model', 'fal-ai/x\ny', '--json', '{}'],
+    ['models', 'put', 'new-model', '--provider', 'lo\tcal', '--json', '{}'],
+  ])('an id or name with a line break or control character is refused as such, in one line: mgw %s %s', (...args) => {
+    const before = run('models', 'list', '--json').stdout;
+    const result = run(...args);
+    expect(result).toMatchObject({ status: 2, stdout: '' });
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    const value = args.find((arg) => /\p{Cc}/u.test(arg))!;
+    expect(result.stderr).toContain(` ${JSON.stringify(value)} contains a line break or control character (usage: mgw ${args[0]} ${args[1]} `);
+    expect(run('models', 'list', '--json').stdout).toBe(before);
+  });
+
   it('MGW_DATA_DIR picks the data dir when --data-dir is absent', () => {
     const other = tempDir('mgw-env-');
     const created = mgw(['keys', 'create', '--access', 'free', '--json'], { MGW_DATA_DIR: other });

@@ -74,6 +74,10 @@ export class CatalogService {
     if (hasUnsafeSegment(entry.upstreamModel)) {
       throw invalid(`The upstream model ${JSON.stringify(entry.upstreamModel)} ${UNSAFE_SEGMENT}.`, 'upstream_model');
     }
+    // It is joined into upstream URLs and shown in rows (mgw models list): no line breaks or escapes.
+    if (/\p{Cc}/u.test(entry.upstreamModel)) {
+      throw invalid(`The upstream model ${JSON.stringify(entry.upstreamModel)} contains a line break or control character.`, 'upstream_model');
+    }
     const record = withPartnerFields(checked, await this.providerKind(entry.providerId), entry.upstreamModel);
     await this.store.db
       .insertInto('models')
