@@ -98,6 +98,16 @@ describe('mgw providers add refuses, with one line and status 2', () => {
   });
 
   it.each([
+    ['a line break at its end', 'http://127.0.0.1:9/v1\n'],
+    ['a line break inside', 'http://127.0.0.1:9/v\n1'],
+    ['a tab', 'http://127.0.0.1:9/\tv1'],
+    ['a leading space', ' http://127.0.0.1:9/v1'],
+  ])('a base URL with %s (the URL parser would drop it: the URL called is not the one listed)', async (_label, url) => {
+    await refused(['--id', 'withspace', '--base-url', url, '--api-key', 'k-1234'], /base_url must not contain spaces, line breaks or control characters/);
+    expect(await listedIds()).not.toContain('withspace');
+  });
+
+  it.each([
     ['user:password@', 'http://user:PASSW0RD@127.0.0.1:9/v1'],
     ['user@', 'http://user@127.0.0.1:9/v1'],
     ['an empty user', 'http://@127.0.0.1:9/v1'],

@@ -215,6 +215,9 @@ export class ProviderConfigs {
 }
 
 function checkBaseUrl(baseUrl: string): void {
+  // The URL parser drops tabs and line breaks and trims spaces: the URL called would not be the
+  // one stored and listed, whose rows such characters would split.
+  if (/[\s\p{Cc}]/u.test(baseUrl)) throw invalid('base_url must not contain spaces, line breaks or control characters.', 'base_url');
   let parsed: URL;
   try {
     parsed = new URL(baseUrl);
