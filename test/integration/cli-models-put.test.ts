@@ -3,6 +3,7 @@ import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/gateway.js';
 import { mgw } from '../helpers/cli.js';
+import { IMAGE_RECORD } from '../helpers/model-records.js';
 
 let dataDir: string;
 beforeAll(() => {
@@ -11,14 +12,6 @@ beforeAll(() => {
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 const run = (...args: string[]) => mgw([...args, '--data-dir', dataDir]);
-
-const IMAGE_RECORD = {
-  tier: 'turbo', model_type: 'image', pricing_mode: 'token',
-  pricing: { input: 1, output: 10, currency: 'USD', unit: '1M tokens' },
-  modalities: { input: ['text'], output: ['image'] }, context_window: { tokens: null, chars: 32000 },
-  usage_based_only: false, stream: false, json_mode: false, reasoning: false, tools_calling: false,
-  capabilities: { image_generation: true, supported_sizes: ['1024x1024'] },
-};
 
 const VIDEO_RECORD = {
   tier: 'pro', model_type: 'video', pricing_mode: 'second',

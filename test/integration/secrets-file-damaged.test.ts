@@ -10,6 +10,7 @@ import { loadStudioToken } from '../../electron/core/studio/studio-token.js';
 import { mgw, serve, type Served } from '../helpers/cli.js';
 import { tempDir } from '../helpers/gateway.js';
 import { errorOf, postJson, request } from '../helpers/http.js';
+import { IMAGE_RECORD } from '../helpers/model-records.js';
 
 let dataDir: string;
 let server: Served;
@@ -18,14 +19,6 @@ let ownerToken: string;
 /** An upstream that rate-limits every call, for a provider whose key comes from the environment. */
 let limiting: Server;
 const run = (...args: string[]) => mgw([...args, '--data-dir', dataDir]);
-
-const IMAGE_RECORD = {
-  tier: 'turbo', model_type: 'image', pricing_mode: 'token',
-  pricing: { input: 1, output: 10, currency: 'USD', unit: '1M tokens' },
-  modalities: { input: ['text'], output: ['image'] }, context_window: { tokens: null, chars: 32000 },
-  usage_based_only: false, stream: false, json_mode: false, reasoning: false, tools_calling: false,
-  capabilities: { image_generation: true, supported_sizes: ['1024x1024'] },
-};
 
 beforeAll(async () => {
   dataDir = tempDir('mgw-secrets-damaged-');
