@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { expect } from 'vitest';
 import type { VideoTask } from '../../shared/api-types.js';
 import { USD, type TestGateway } from './gateway.js';
-import { HandProvider } from './hand-video-provider.js';
+import { HandProvider, type Gate } from './hand-video-provider.js';
 import { postJson, request } from './http.js';
 import { addStubVideoModel } from './stub-video-provider.js';
 import { ledgerProblems } from '../reliability/support.js';
@@ -39,6 +39,17 @@ export function videoTaskKit(current: () => TestGateway) {
     const get = async (id: string) => (await request(`${g.baseUrl}/videos/${id}`, { headers: auth })).body as VideoTask;
     const content = (id: string) => fetch(`${g.baseUrl}/videos/${id}/content`, { headers: auth, redirect: 'manual' });
     return { create, cancel, get, content };
+  }
+
+  /**
+   * Starts a creation on `s` whose submission stops at the first of `gates` (the others stop the
+   * provider's next submissions); returns the task's id and the creation's answer to come.
+   */
+  async function createHeld(s: Awaited<ReturnType<typeof setup>>, ...gates: Gate[]) {
+    s.stub.submitGates.push(...gates);
+    const creating = s.create();
+    await gates[0]!.reached;
+    return { id: await taskOf(s.key.accountId), creating };
   }
 
   /** The id of the account's one task (one whose creation has not answered yet, say). */
@@ -77,5 +88,5 @@ export function videoTaskKit(current: () => TestGateway) {
     await expectSettled(s.key.accountId, g);
   }
 
-  return { setup, callsOf, taskOf, ledgerKinds, outputsOf, expectSettled, expectCancelled, nextModel: () => ++models };
+  return { setup, callsOf, createHeld, taskOf, ledgerKinds, outputsOf, expectSettled, expectCancelled, nextModel: () => ++models };
 }

@@ -29,7 +29,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const { setup, callsOf, taskOf, ledgerKinds, outputsOf, expectSettled, expectCancelled, nextModel } = videoTaskKit(() => t);
+const { setup, callsOf, createHeld, taskOf, ledgerKinds, outputsOf, expectSettled, expectCancelled, nextModel } = videoTaskKit(() => t);
 
 describe('a cancel landing in the middle of a scheduler step', () => {
   it.each([
@@ -115,10 +115,7 @@ describe('a cancel racing a submission (the task is queued, no upstream id yet)'
   it("during the creation's own submission: cancelled and released, and the job the provider then took is cancelled upstream, never resubmitted", async () => {
     const s = await setup();
     const gate = new Gate();
-    s.stub.submitGates.push(gate);
-    const creating = s.create();
-    await gate.reached;
-    const id = await taskOf(s.key.accountId);
+    const { id, creating } = await createHeld(s, gate);
     expect(await s.cancel(id)).toMatchObject({ status: 'failed', error: { code: 'cancelled' } });
     gate.open();
     // The creation answers what it answers on a retry with its Idempotency-Key: the task as created.
@@ -135,10 +132,7 @@ describe('a cancel racing a submission (the task is queued, no upstream id yet)'
     const s = await setup();
     const slowCreation = new Gate();
     const resubmission = new Gate();
-    s.stub.submitGates.push(slowCreation, resubmission);
-    const creating = s.create();
-    await slowCreation.reached;
-    const id = await taskOf(s.key.accountId);
+    const { id, creating } = await createHeld(s, slowCreation, resubmission);
     now += 2_000; // past the creation's submit lease
     const step = t.gateway.scheduler.tick();
     await resubmission.reached;

@@ -21,7 +21,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const { setup, callsOf, taskOf, expectCancelled } = videoTaskKit(() => t);
+const { setup, callsOf, createHeld, expectCancelled } = videoTaskKit(() => t);
 
 /** A task on a fresh stub, submitted (its upstream job `up-<id>-1` running). */
 async function submitted(g: TestGateway = t) {
@@ -166,10 +166,7 @@ describe('the upstream job taken while the cancel was on its way', () => {
   it('a submission recorded between the cancel reading the task and ending it: that job is cancelled', async () => {
     const s = await setup();
     const gate = new Gate();
-    s.stub.submitGates.push(gate);
-    const creating = s.create();
-    await gate.reached;
-    const id = await taskOf(s.key.accountId);
+    const { id, creating } = await createHeld(s, gate);
     // The cancel reads the task (no upstream job yet); the submission lands before the cancel ends it.
     const getOwned = t.gateway.videoTasks.getOwned.bind(t.gateway.videoTasks);
     const spy = vi.spyOn(t.gateway.videoTasks, 'getOwned').mockImplementationOnce(async (...args) => {
@@ -190,10 +187,7 @@ describe('the upstream job taken while the cancel was on its way', () => {
   it("a creation that answers after the scheduler resubmitted its task: the task follows one job, the other is cancelled", async () => {
     const s = await setup();
     const slowCreation = new Gate();
-    s.stub.submitGates.push(slowCreation);
-    const creating = s.create();
-    await slowCreation.reached;
-    const id = await taskOf(s.key.accountId);
+    const { id, creating } = await createHeld(s, slowCreation);
     now += 2_000; // past the creation's submit lease
     await t.gateway.scheduler.tick(); // resubmits: the job it gets back (the stub's first, "-1") is recorded
     slowCreation.open();
