@@ -3,6 +3,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { parseUsd } from '../core/billing/money.js';
 import { USD_FORMAT_PROBLEM, usdAmountProblem } from '../../shared/usd-amount.js';
+import { hasControlChar } from '../core/control-chars.js';
 
 export class UsageError extends Error {
   override readonly name = 'UsageError';
@@ -36,13 +37,13 @@ export function parse(argv: string[], options: Options, positionals: { min: numb
     const message = (error as Error).message.split('\n')[0]?.replace(/ To specify a positional argument starting with a '-'.*$/, '');
     throw new UsageError(`${message} (usage: ${positionals.usage})`);
   }
-  // Ids and names are echoed in messages and rows: a line break or a terminal escape in one would
-  // split or recolour them, and no id has one. Quoted as JSON, the refusal stays one line.
+  // Ids and names are echoed in messages and rows, and no id has a control character. Quoted as
+  // JSON, the refusal stays one line.
   for (const [what, value] of [
     ...result.positionals.map((p) => ['the argument', p] as const),
     ...NAME_OPTIONS.map((name) => [`--${name}`, result.values[name]] as const),
   ]) {
-    if (typeof value === 'string' && /\p{Cc}/u.test(value)) {
+    if (typeof value === 'string' && hasControlChar(value)) {
       throw new UsageError(`${what} ${JSON.stringify(value)} contains a line break or control character (usage: ${positionals.usage})`);
     }
   }

@@ -6,6 +6,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { AccessType, KeyInfo } from '../../../shared/api-types.js';
 import type { BillingService } from '../billing/billing-service.js';
 import type { Clock } from '../clock.js';
+import { hasControlChar } from '../control-chars.js';
 import { GatewayError } from '../errors.js';
 import { randomId } from '../ids.js';
 import { ChangeWatch } from '../store/change-watch.js';
@@ -71,8 +72,7 @@ export class KeyService {
     const label = options.label ?? '';
     // Refused, not cut: the owner would not find the key by the label they gave.
     if (label.length > 200) throw new GatewayError('invalid_request', 'A key label is at most 200 characters.', 'label');
-    // Shown in rows (mgw keys list, the studio): a line break or a terminal escape would break them.
-    if (/\p{Cc}/u.test(label)) {
+    if (hasControlChar(label)) {
       throw new GatewayError('invalid_request', 'A key label must not contain control characters (line breaks, tabs, escapes).', 'label');
     }
     await this.store.tx(async (trx) => {

@@ -5,6 +5,7 @@
 // change-watch.ts) and the catalog revision a trigger bumps on every change.
 import type { ModelList, ModelRecord } from '../../../shared/api-types.js';
 import type { Clock } from '../clock.js';
+import { hasControlChar } from '../control-chars.js';
 import { GatewayError, invalid } from '../errors.js';
 import { silentLogger, type Logger } from '../logger.js';
 import { LOCAL_PROVIDER_ID } from '../providers/local/local-models.js';
@@ -74,8 +75,7 @@ export class CatalogService {
     if (hasUnsafeSegment(entry.upstreamModel)) {
       throw invalid(`The upstream model ${JSON.stringify(entry.upstreamModel)} ${UNSAFE_SEGMENT}.`, 'upstream_model');
     }
-    // It is joined into upstream URLs and shown in rows (mgw models list): no line breaks or escapes.
-    if (/\p{Cc}/u.test(entry.upstreamModel)) {
+    if (hasControlChar(entry.upstreamModel)) {
       throw invalid(`The upstream model ${JSON.stringify(entry.upstreamModel)} contains a line break or control character.`, 'upstream_model');
     }
     const record = withPartnerFields(checked, await this.providerKind(entry.providerId), entry.upstreamModel);
