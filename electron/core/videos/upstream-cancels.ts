@@ -9,8 +9,8 @@ import { isGatewayError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { VideoJob } from '../providers/provider.js';
 import type { ProviderRegistry } from '../providers/registry.js';
-import { pollRetryDelayMs } from '../providers/upstream/upstream-errors.js';
 import type { VideoTaskRow } from '../store/schema.js';
+import { FailureBackoff } from './failure-backoff.js';
 import type { VideoTaskStore } from './video-task-store.js';
 
 /** Pending cancels sent at once: an upstream that hangs must not collect one call per ended task. */
@@ -22,17 +22,19 @@ export class UpstreamCancels {
    * them at shutdown: a pending cancel is on record, and the next start sends it again.
    */
   private readonly cancelling = new Set<string>();
-  /** Failed tries of a pending cancel, per task, for backoff. */
-  private readonly failures = new Map<string, number>();
+  /** Failed tries of a pending cancel, per task (a 429's wait, else backoff capped at a minute). */
+  private readonly failures: FailureBackoff;
 
   constructor(
     private readonly tasks: VideoTaskStore,
     private readonly providers: ProviderRegistry,
     private readonly clock: Clock,
     private readonly logger: Logger,
-    private readonly intervalMs: number,
+    intervalMs: number,
     private readonly jobOf: (row: VideoTaskRow) => VideoJob,
-  ) {}
+  ) {
+    this.failures = new FailureBackoff(intervalMs, 60_000);
+  }
 
   /** Cancels the job of a task whose end left its cancel pending. */
   cancel(row: VideoTaskRow, upstreamId: string): Promise<void> {
@@ -64,7 +66,7 @@ export class UpstreamCancels {
   private async retry(row: VideoTaskRow): Promise<void> {
     if (this.clock.now() < row.upstream_cancel_until!) return this.send(row, row.upstream_id!, true);
     this.logger.warn({ taskId: row.id }, 'gave up cancelling the upstream job of an ended video task');
-    this.failures.delete(row.id);
+    this.failures.forget(row.id);
     await this.record(row.id, () => this.tasks.cancelDone(row.id, row.upstream_id!));
   }
 
@@ -81,17 +83,18 @@ export class UpstreamCancels {
       error = caught;
     }
     if (error === null || (isGatewayError(error) && error.code === 'upstream_bad_request')) {
-      this.failures.delete(row.id);
+      this.failures.forget(row.id);
       if (pending) await this.record(row.id, () => this.tasks.cancelDone(row.id, upstreamId));
       return;
     }
-    const failures = (this.failures.get(row.id) ?? 0) + 1;
-    if (failures === 1 || failures % 10 === 0) {
-      this.logger.warn({ taskId: row.id, code: isGatewayError(error) ? error.code : 'error', failures }, 'upstream cancel failed');
+    const code = isGatewayError(error) ? error.code : 'error';
+    if (!pending) {
+      this.logger.warn({ taskId: row.id, code }, 'upstream cancel failed');
+      return;
     }
-    if (!pending) return;
-    this.failures.set(row.id, failures);
-    const next = this.clock.now() + pollRetryDelayMs(error, failures, this.intervalMs, 60_000);
+    const { failures, waitMs } = this.failures.fail(row.id, error);
+    if (failures === 1 || failures % 10 === 0) this.logger.warn({ taskId: row.id, code, failures }, 'upstream cancel failed');
+    const next = this.clock.now() + waitMs;
     await this.record(row.id, () => this.tasks.schedulePoll(row.id, next));
   }
 

@@ -6,9 +6,10 @@ import { isGatewayError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { VideoJob, VideoPoll, VideoProvider } from '../providers/provider.js';
 import type { ProviderRegistry } from '../providers/registry.js';
-import { pollRetryDelayMs, RepeatedFailureAnswer } from '../providers/upstream/upstream-errors.js';
+import { RepeatedFailureAnswer } from '../providers/upstream/upstream-errors.js';
 import type { VideoTaskRow } from '../store/schema.js';
 import type { VideoFiles } from './reference-store.js';
+import { FailureBackoff } from './failure-backoff.js';
 import { StepQueue } from './step-queue.js';
 import { UpstreamCancels } from './upstream-cancels.js';
 import { videoDimensions } from './video-pricing.js';
@@ -48,15 +49,16 @@ export class VideoScheduler {
   private again = false;
   private stopped = true;
   private readonly listeners = new Set<Listener>();
-  /** Consecutive failed polls per task, for backoff. */
-  private readonly failures = new Map<string, number>();
+  /** Failed polls in a row per task (Retry-After, else backoff capped at a minute). */
+  private readonly pollFailures: FailureBackoff;
   /** Consecutive poll answers per task that end it when repeated (see INVALID_ANSWERS_LIMIT). */
   private readonly invalidAnswers = new Map<string, number>();
   /**
    * Tasks whose last step failed inside the gateway (storage that cannot be written): left
-   * alone until `until`, backing off, instead of retried (and a local render restarted) every tick.
+   * alone until the time here, backing off, instead of retried (and a local render restarted) every tick.
    */
-  private readonly resting = new Map<string, { failures: number; until: number }>();
+  private readonly resting = new Map<string, number>();
+  private readonly stepFailures: FailureBackoff;
   private readonly cancels: UpstreamCancels;
   private readonly intervalMs: number;
   private readonly steps: StepQueue<VideoTaskRow>;
@@ -70,11 +72,14 @@ export class VideoScheduler {
     options: SchedulerOptions = {},
   ) {
     this.intervalMs = options.intervalMs ?? 500;
+    this.pollFailures = new FailureBackoff(this.intervalMs, 60_000);
+    this.stepFailures = new FailureBackoff(this.intervalMs, STEP_RETRY_CAP_MS);
     this.cancels = new UpstreamCancels(tasks, providers, clock, logger, this.intervalMs, (row) => this.jobOf(row));
     this.steps = new StepQueue(options.concurrency ?? 16, (row) =>
       this.process(row).then(
         () => {
           this.resting.delete(row.id);
+          this.stepFailures.forget(row.id);
         },
         (error: unknown) => this.rest(row.id, error),
       ),
@@ -151,7 +156,7 @@ export class VideoScheduler {
     const retries = await this.cancels.retryDue();
     const steps = await this.steps.scan(async () => {
       const now = this.clock.now();
-      return (await this.tasks.due(now, 500)).filter((row) => (this.resting.get(row.id)?.until ?? 0) <= now);
+      return (await this.tasks.due(now, 500)).filter((row) => (this.resting.get(row.id) ?? 0) <= now);
     });
     return [...retries, ...steps];
   }
@@ -217,7 +222,7 @@ export class VideoScheduler {
     let poll: VideoPoll;
     try {
       poll = await provider.pollVideo(job, row.upstream_id);
-      this.failures.delete(row.id);
+      this.pollFailures.forget(row.id);
       this.invalidAnswers.delete(row.id);
     } catch (error) {
       // The upstream refusing the task (400/404/422) ends it, and so does a run of unreadable
@@ -238,15 +243,15 @@ export class VideoScheduler {
         }
         return;
       }
-      await this.tasks.schedulePoll(row.id, now + this.backoffMs(row.id, error));
+      await this.tasks.schedulePoll(row.id, now + this.pollFailures.fail(row.id, error).waitMs);
       return;
     }
     await this.apply(provider, row, job, poll);
   }
 
   private rest(taskId: string, error: unknown): void {
-    const failures = (this.resting.get(taskId)?.failures ?? 0) + 1;
-    this.resting.set(taskId, { failures, until: this.clock.now() + pollRetryDelayMs(error, failures, this.intervalMs, STEP_RETRY_CAP_MS) });
+    const { failures, waitMs } = this.stepFailures.fail(taskId, error);
+    this.resting.set(taskId, this.clock.now() + waitMs);
     // The first failure of a run and every tenth: a dead disk must not also flood the log.
     if (failures === 1 || failures % 10 === 0) this.logger.error({ err: error, taskId, failures }, 'video task step failed');
   }
@@ -259,13 +264,6 @@ export class VideoScheduler {
       return false;
     }
     return true;
-  }
-
-  /** Retry-After when the upstream gave one, else exponential backoff (capped at a minute) with full jitter. */
-  private backoffMs(taskId: string, error: unknown): number {
-    const failures = (this.failures.get(taskId) ?? 0) + 1;
-    this.failures.set(taskId, failures);
-    return pollRetryDelayMs(error, failures, this.intervalMs, 60_000);
   }
 
   private async apply(provider: VideoProvider, row: VideoTaskRow, job: VideoJob, poll: VideoPoll): Promise<void> {
@@ -309,9 +307,10 @@ export class VideoScheduler {
 
   /** A task has ended (here, or by a cancel through cancelUpstream): its counters go, listeners hear. */
   private ended(taskId: string): void {
-    this.failures.delete(taskId);
+    this.pollFailures.forget(taskId);
     this.invalidAnswers.delete(taskId);
     this.resting.delete(taskId);
+    this.stepFailures.forget(taskId);
     this.emit(taskId);
   }
 }
