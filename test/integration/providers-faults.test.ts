@@ -9,7 +9,7 @@ import { USD } from '../helpers/gateway.js';
 import { errorOf, postJson, request } from '../helpers/http.js';
 import { decodeB64 } from '../helpers/images.js';
 import { waitFor } from '../helpers/stub-video-provider.js';
-import { INVALID_ANSWERS_LIMIT } from '../../electron/core/videos/video-scheduler.js';
+import { INVALID_ANSWERS_LIMIT } from '../../electron/core/videos/repeated-answers.js';
 import { startUpstreams, type UpstreamSetup } from '../helpers/upstreams.js';
 
 const SECRET = 'sk-upstream-SECRET-4f9a';

@@ -6,10 +6,10 @@ import { isGatewayError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { VideoJob, VideoPoll, VideoProvider } from '../providers/provider.js';
 import type { ProviderRegistry } from '../providers/registry.js';
-import { RepeatedFailureAnswer } from '../providers/upstream/upstream-errors.js';
 import type { VideoTaskRow } from '../store/schema.js';
 import type { VideoFiles } from './reference-store.js';
 import { FailureBackoff } from './failure-backoff.js';
+import { RepeatedAnswers } from './repeated-answers.js';
 import { StepQueue } from './step-queue.js';
 import { UpstreamCancels } from './upstream-cancels.js';
 import { videoDimensions } from './video-pricing.js';
@@ -26,21 +26,6 @@ type Listener = (taskId: string) => void;
 
 /** The longest rest after a step the gateway could not write: storage comes back, and then the task should too. */
 const STEP_RETRY_CAP_MS = 10_000;
-/**
- * Answers in a row after which a task is failed: unreadable ones (one garbled answer may be a
- * proxy's hiccup, a run of them is an upstream that will not say anything usable about the
- * task, and would otherwise hold the caller's money until max_task_seconds), or one a provider
- * marks as the task's failure when it keeps coming (RepeatedFailureAnswer).
- */
-export const INVALID_ANSWERS_LIMIT = 5;
-
-/** How a task ends when `error` keeps coming; null for a passing fault. */
-function repeatedAnswerEnding(error: unknown): { code: string; message: string; cancelUpstream: boolean } | null {
-  if (error instanceof RepeatedFailureAnswer) return { code: 'generation_failed', message: error.taskMessage, cancelUpstream: false };
-  if (!isGatewayError(error) || error.code !== 'upstream_invalid_response') return null;
-  const message = `The upstream provider answered ${INVALID_ANSWERS_LIMIT} times in a row with something that is not a valid answer about this task.`;
-  return { code: 'upstream_invalid_response', message, cancelUpstream: true };
-}
 
 export class VideoScheduler {
   private timer: NodeJS.Timeout | null = null;
@@ -51,8 +36,8 @@ export class VideoScheduler {
   private readonly listeners = new Set<Listener>();
   /** Failed polls in a row per task (Retry-After, else backoff capped at a minute). */
   private readonly pollFailures: FailureBackoff;
-  /** Consecutive poll answers per task that end it when repeated (see INVALID_ANSWERS_LIMIT). */
-  private readonly invalidAnswers = new Map<string, number>();
+  /** Poll answers in a row per task that end it when repeated. */
+  private readonly repeatedAnswers = new RepeatedAnswers();
   /**
    * Tasks whose last step failed inside the gateway (storage that cannot be written): left
    * alone until the time here, backing off, instead of retried (and a local render restarted) every tick.
@@ -223,7 +208,7 @@ export class VideoScheduler {
     try {
       poll = await provider.pollVideo(job, row.upstream_id);
       this.pollFailures.forget(row.id);
-      this.invalidAnswers.delete(row.id);
+      this.repeatedAnswers.forget(row.id);
     } catch (error) {
       // The upstream refusing the task (400/404/422) ends it, and so does a run of unreadable
       // answers (or of ones a provider marks so); anything else (rate limit, network, one such
@@ -233,8 +218,8 @@ export class VideoScheduler {
         if (await this.tasks.fail(row.id, 'failed', 'generation_failed', 'The upstream provider rejected the task.')) this.ended(row.id);
         return;
       }
-      const ending = repeatedAnswerEnding(error);
-      if (ending && this.repeatedTooLong(row.id)) {
+      const ending = this.repeatedAnswers.count(row.id, error);
+      if (ending) {
         const ended = await this.tasks.fail(row.id, 'failed', ending.code, ending.message, ending.cancelUpstream);
         if (ended) {
           this.logger.warn({ taskId: row.id, code: ending.code }, 'video task failed: the upstream kept answering so');
@@ -254,16 +239,6 @@ export class VideoScheduler {
     this.resting.set(taskId, this.clock.now() + waitMs);
     // The first failure of a run and every tenth: a dead disk must not also flood the log.
     if (failures === 1 || failures % 10 === 0) this.logger.error({ err: error, taskId, failures }, 'video task step failed');
-  }
-
-  /** Counts an answer that ends the task when repeated; true once INVALID_ANSWERS_LIMIT came in a row. */
-  private repeatedTooLong(taskId: string): boolean {
-    const count = (this.invalidAnswers.get(taskId) ?? 0) + 1;
-    if (count < INVALID_ANSWERS_LIMIT) {
-      this.invalidAnswers.set(taskId, count);
-      return false;
-    }
-    return true;
   }
 
   private async apply(provider: VideoProvider, row: VideoTaskRow, job: VideoJob, poll: VideoPoll): Promise<void> {
@@ -308,7 +283,7 @@ export class VideoScheduler {
   /** A task has ended (here, or by a cancel through cancelUpstream): its counters go, listeners hear. */
   private ended(taskId: string): void {
     this.pollFailures.forget(taskId);
-    this.invalidAnswers.delete(taskId);
+    this.repeatedAnswers.forget(taskId);
     this.resting.delete(taskId);
     this.stepFailures.forget(taskId);
     this.emit(taskId);

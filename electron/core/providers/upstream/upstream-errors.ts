@@ -25,7 +25,7 @@ export class UpstreamStatusError extends GatewayError {
  * A poll answer that is the task's own failure if it keeps coming (fal's result URL answering
  * an untagged 5xx for a COMPLETED request: fal hands back the model's answer there). Once it is a
  * passing fault, so the scheduler retries it like one; a run of them fails the task with
- * `taskMessage` (see the scheduler's INVALID_ANSWERS_LIMIT).
+ * `taskMessage` (see INVALID_ANSWERS_LIMIT in videos/repeated-answers.ts).
  */
 export class RepeatedFailureAnswer extends GatewayError {
   constructor(
