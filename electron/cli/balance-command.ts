@@ -25,7 +25,7 @@ export async function balanceCommand(gateway: Gateway, sub: string, argv: string
       const [keyId = '', amountText] = args.positionals;
       const amount = usdArg(amountText, '<usd>') ?? 0;
       if (amount <= 0) throw new UsageError(`<usd> must be greater than zero (usage: ${USAGE.topUp})`);
-      const view = await gateway.billing.topUp(await gateway.keys.accountOf(keyId), amount, `top-up via CLI`);
+      const view = await gateway.billing.topUp(await gateway.keys.accountToFund(keyId), amount, `top-up via CLI`);
       printBalance(keyId, view);
       return;
     }

@@ -61,6 +61,13 @@ describe('mgw keys and balance', () => {
     const revoked = await postJson(`${server.baseUrl}/images/generations`, { model: 'local-image', prompt: 'x' }, key.token);
     expect(revoked.status).toBe(401);
     expect(errorOf(revoked).code).toBe('invalid_api_key');
+
+    // A revoked key is final: money or access given to it could never be used.
+    for (const refused of [run('balance', 'top-up', key.id, '1'), run('keys', 'update', key.id, '--access', 'pro')]) {
+      expect(refused.status).not.toBe(0);
+      expect(refused.stderr).toMatch(new RegExp(`Key ${key.id} was revoked .* create a new key`));
+    }
+    expect(JSON.parse(run('balance', 'show', key.id, '--json').stdout).balance_usd).toBe(after.balance_usd);
   });
 
   it('a balance key with no funds is refused by the server and the CLI shows nothing held', async () => {

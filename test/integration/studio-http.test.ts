@@ -261,6 +261,19 @@ describe('studio methods over HTTP', () => {
     expect((await call<{ key: { access: string } }>('keys.update', { id: created.body.key.id, access: 'balance' })).body.key.access).toBe('balance');
   });
 
+  it('a revoked key cannot be topped up or changed: its token never works again, so the money would be lost', async () => {
+    const created = await call<{ key: { id: string } }>('keys.create', { access: 'balance', balance_usd: '1' });
+    const id = created.body.key.id;
+    await call('keys.revoke', { id });
+    for (const refused of [await call('keys.topUp', { id, usd: '5' }), await call('keys.update', { id, access: 'pro' })]) {
+      expect(refused.status).toBe(400);
+      expect(errorOf(refused)).toMatchObject({ code: 'invalid_request', param: 'key_id' });
+      expect(errorOf(refused).message).toMatch(/was revoked at .* create a new key instead\.$/);
+    }
+    const listed = await call<{ keys: { id: string; access: string }[] }>('keys.list', {});
+    expect(listed.body.keys.find((k) => k.id === id)?.access).toBe('balance');
+  });
+
   it('keys.create returns the token once and it works on /v1; activity shows the request', async () => {
     const created = await call<{ key: { id: string }; token: string }>('keys.create', { access: 'balance', balance_usd: '1', label: 'from studio' });
     expect(created.status).toBe(200);

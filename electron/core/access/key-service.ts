@@ -101,7 +101,7 @@ export class KeyService {
 
   /** The owner changes a key's access type and/or its allowance per period (billing refuses one its holds cannot survive). */
   async update(id: string, changes: { access?: AccessType; allowanceNano?: number }): Promise<KeyInfo> {
-    const key = await this.get(id);
+    const key = await this.active(id, 'changed');
     if (changes.access !== undefined && !ACCESS_TYPES.includes(changes.access)) {
       throw new GatewayError('invalid_request', `Unknown access type ${String(changes.access)}.`, 'access');
     }
@@ -169,6 +169,20 @@ export class KeyService {
   /** The account behind a key id, for CLI commands addressed by key. */
   async accountOf(keyId: string): Promise<string> {
     return (await this.get(keyId)).account_id;
+  }
+
+  /** The account behind a key that can still spend: money put on a revoked key could never be used. */
+  async accountToFund(keyId: string): Promise<string> {
+    return (await this.active(keyId, 'topped up')).account_id;
+  }
+
+  /** The key, or 400 when it is revoked (a revoked key is final: its token never works again). */
+  private async active(id: string, what: string): Promise<KeyInfo> {
+    const key = await this.get(id);
+    if (key.revoked_at !== null) {
+      throw new GatewayError('invalid_request', `Key ${id} was revoked at ${key.revoked_at} and cannot be ${what}; create a new key instead.`, 'key_id');
+    }
+    return key;
   }
 
   private selectKeys() {

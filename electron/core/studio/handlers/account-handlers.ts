@@ -56,7 +56,7 @@ export function accountHandlers(
     },
     'keys.revoke': async (input) => ({ key: await gateway.keys.revoke(input.id) }),
     'keys.topUp': async (input) => ({
-      balance: await gateway.billing.topUp(await gateway.keys.accountOf(input.id), usd(input.usd, 'usd'), 'top-up via studio'),
+      balance: await gateway.billing.topUp(await gateway.keys.accountToFund(input.id), usd(input.usd, 'usd'), 'top-up via studio'),
     }),
     'keys.update': async (input) => {
       const key = await gateway.keys.update(input.id, {
