@@ -1,7 +1,7 @@
 // Image edits: 1-N reference images checked against the model's limits before sending, an
 // instruction, an optional output size; the result shown like a generation.
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
-import { ErrorMessage } from '../components/alert';
+import { ErrorMessage, WarningMessage } from '../components/alert';
 import { Gallery } from '../components/gallery';
 import { ImageCard } from '../components/image-card';
 import { PromptField } from '../components/prompt-field';
@@ -73,11 +73,7 @@ export function EditView() {
             limits={limits}
             onChange={clearing(setFiles)}
           />
-          {problem ? (
-            <p className="alert alert-warning" role="alert">
-              {problem}
-            </p>
-          ) : null}
+          <WarningMessage message={problem} />
           <PromptField
             value={prompt}
             onChange={clearing(setPrompt)}

@@ -1,7 +1,7 @@
 // Create a video: request type, model, duration and resolution limited to what the model lists,
 // an optional/required reference, and the hold the gateway will reserve (videos.quote).
 import { useEffect, useState, type FormEvent } from 'react';
-import { ErrorMessage } from '../components/alert';
+import { ErrorMessage, WarningMessage } from '../components/alert';
 import { PromptField } from '../components/prompt-field';
 import { ReferencePicker } from '../components/reference-picker';
 import { SelectField, toOptions } from '../components/select-field';
@@ -120,11 +120,7 @@ export function VideoForm() {
           onChange={clearing(setFiles)}
         />
       ) : null}
-      {problem ? (
-        <p className="alert alert-warning" role="alert">
-          {problem}
-        </p>
-      ) : null}
+      <WarningMessage message={problem} />
       <PromptField
         value={prompt}
         onChange={clearing(setPrompt)}
