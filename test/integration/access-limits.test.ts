@@ -135,6 +135,20 @@ describe('daily token quota (UTC day)', () => {
     now = midnight + 1_000;
     expect((await gen(key.token)).status).toBe(200);
   });
+
+  it('counts the tokens of requests still in flight: concurrent requests cannot pass the quota together', async () => {
+    const key = await t.key('free');
+    tick();
+    // 1536x1024 is 1,536 output tokens plus 2 prompt tokens: one fits in 3,000, two do not.
+    const wide = () => postJson(url(), { model: 'local-image', prompt: 'a cat', size: '1536x1024' }, key.token);
+    const statuses = (await Promise.all([wide(), wide()])).map((response) => response.status);
+    expect(statuses.sort()).toEqual([200, 429]);
+    const usage = await t.gateway.access.usage.tokensToday(key.id, now);
+    expect(usage).toBe(1_538);
+    tick();
+    // A refused or finished request holds nothing: what is left of the quota is usable.
+    expect((await gen(key.token)).status).toBe(200);
+  });
 });
 
 describe('request windows', () => {

@@ -28,6 +28,8 @@ export function rateHeaders(state: RateState): Record<string, string> {
 
 export class AccessGate {
   readonly limiter = new RateLimiter();
+  /** Estimated tokens of quota-bound requests still running, per principal. */
+  private readonly tokensInFlight = new Map<string, number>();
 
   constructor(
     readonly settings: LimitSettings,
@@ -59,12 +61,16 @@ export class AccessGate {
     this.limiter.refund(ticket.principal, ticket.countedAt);
   }
 
-  /** Refuses with 429 when `tokens` more would pass the principal's daily quota. */
-  async checkDailyTokens(principal: Principal, tokens: number): Promise<void> {
+  /**
+   * Refuses with 429 when `tokens` more would pass the principal's daily quota; else holds them
+   * until the returned release() (after the usage is recorded, or on failure), so requests in
+   * flight at once cannot pass the quota together. Paid access has no quota: nothing is held.
+   */
+  async reserveDailyTokens(principal: Principal, tokens: number): Promise<() => void> {
     const quota = dailyTokenQuota(this.settings, principal.access);
-    if (quota === null) return;
+    if (quota === null) return () => {};
     const now = this.clock.now();
-    const used = await this.usage.tokensToday(principal.keyId, now);
+    const used = (await this.usage.tokensToday(principal.keyId, now)) + (this.tokensInFlight.get(principal.keyId) ?? 0);
     if (used + tokens > quota) {
       const midnight = Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth(), new Date(now).getUTCDate() + 1);
       const seconds = Math.max(1, Math.ceil((midnight - now) / 1000));
@@ -75,6 +81,15 @@ export class AccessGate {
         { 'retry-after': String(seconds) },
       );
     }
+    this.tokensInFlight.set(principal.keyId, (this.tokensInFlight.get(principal.keyId) ?? 0) + tokens);
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      const left = this.tokensInFlight.get(principal.keyId)! - tokens;
+      if (left > 0) this.tokensInFlight.set(principal.keyId, left);
+      else this.tokensInFlight.delete(principal.keyId);
+    };
   }
 
   record(usage: Omit<UsageRecord, 'requests'> & { requests?: number }): void {

@@ -147,23 +147,29 @@ export class ImageService {
   private async open(principal: Principal, entry: CatalogEntry, estimate: TokenUsage): Promise<ImageTicket> {
     const pricing = entry.record.pricing;
     const paid = paysWithMoney(principal);
-    // Callers who pay no money are bounded by daily tokens instead (checked before any work).
-    if (!paid) await this.access.checkDailyTokens(principal, estimate.input_tokens + estimate.output_tokens);
+    // Callers who pay no money are bounded by daily tokens instead (held before any work).
+    const releaseTokens = paid ? null : await this.access.reserveDailyTokens(principal, estimate.input_tokens + estimate.output_tokens);
     const hold = paid ? await this.billing.reserveRequest(principal.accountId, tokenCostNano(pricing, estimate), 'image', entry.record.id) : null;
     return {
       release: () => {
+        releaseTokens?.();
         if (hold) this.billing.releaseRequest(hold);
       },
       charge: async (usage) => {
-        const charged = hold ? ((await this.billing.consumeRequest(hold, tokenCostNano(pricing, usage))) ?? 0) : 0;
-        this.access.record({
-          principal: principal.keyId,
-          model: entry.record.id,
-          inputTokens: usage.input_tokens + (usage.cache_tokens ?? 0),
-          outputTokens: usage.output_tokens,
-          spendNano: charged,
-        });
-        return formatUsd(charged);
+        try {
+          const charged = hold ? ((await this.billing.consumeRequest(hold, tokenCostNano(pricing, usage))) ?? 0) : 0;
+          this.access.record({
+            principal: principal.keyId,
+            model: entry.record.id,
+            inputTokens: usage.input_tokens + (usage.cache_tokens ?? 0),
+            outputTokens: usage.output_tokens,
+            spendNano: charged,
+          });
+          return formatUsd(charged);
+        } finally {
+          // Recorded usage now counts instead of the estimate.
+          releaseTokens?.();
+        }
       },
     };
   }
