@@ -50,6 +50,8 @@ describe('POST /v1/videos JSON rejections', () => {
     ['seconds as a word', { ...base, seconds: 'four' }, 400, 'invalid_request', 'seconds'],
     ['seconds as a boolean', { ...base, seconds: true }, 400, 'invalid_request', 'seconds'],
     ['seconds as a fraction', { ...base, seconds: 2.5 }, 400, 'invalid_request', 'seconds'],
+    ['seconds with spaces around', { ...base, seconds: ' 2 ' }, 400, 'invalid_request', 'seconds'],
+    ['duration with a tab before it', { model: 'local-video', prompt: 'x', duration: '\t2' }, 400, 'invalid_request', 'duration'],
     ['duration and seconds differ', { ...base, duration: 4 }, 400, 'invalid_request', 'duration'],
     ['resolution and size differ', { ...base, resolution: '480p', size: '720p' }, 400, 'invalid_request', 'resolution'],
     ['missing seconds', { model: 'local-video', prompt: 'x' }, 400, 'invalid_request', 'seconds'],

@@ -42,12 +42,12 @@ function text(fields: Record<string, unknown>, name: string, required: boolean):
   return value;
 }
 
-/** Seconds arrive as 8 or "8"; anything else is refused with the field's name. */
+/** Seconds arrive as 8 or "8"; anything else (" 8" too, as sizes are not trimmed) is refused with the field's name. */
 function wholeSeconds(fields: Record<string, unknown>, name: string): number | undefined {
   const value = fields[name];
   if (value === undefined || value === null) return undefined;
   if (typeof value === 'number' && Number.isInteger(value) && value > 0) return value;
-  if (typeof value === 'string' && /^[1-9]\d{0,4}$/.test(value.trim())) return Number(value.trim());
+  if (typeof value === 'string' && /^[1-9]\d{0,4}$/.test(value)) return Number(value);
   throw invalid(`${name} must be a whole number of seconds, such as 4 or "4".`, name);
 }
 
