@@ -111,6 +111,25 @@ describe('who pays: a balance key pays from its balance only', () => {
   });
 });
 
+describe('who pays: free and anonymous callers pay no money, videos included', () => {
+  it('a turbo video model open to them holds and charges nothing, even when the key has a balance', async () => {
+    const video = (await t.gateway.catalog.find('local-video'))!.record;
+    await t.gateway.catalog.put({ record: { ...video, id: 'turbo-video', tier: 'turbo', usage_based_only: false }, providerId: 'local', upstreamModel: 'local-video' });
+    for (const key of [await t.key('free', { balanceNano: 5 * USD }), await t.key('free')]) {
+      tick();
+      const before = await t.gateway.billing.view(key.accountId);
+      const created = await postJson(`${t.baseUrl}/videos`, { model: 'turbo-video', prompt: 'waves', seconds: 2 }, key.token);
+      expect(created.status).toBe(200);
+      expect((created.body as { cost_usd: string }).cost_usd).toBe('0.00000000');
+      expect(await t.gateway.billing.view(key.accountId)).toEqual(before);
+    }
+    tick();
+    const anonymous = await postJson(`${t.baseUrl}/videos`, { model: 'turbo-video', prompt: 'waves', seconds: 2 }, undefined);
+    expect(anonymous.status).toBe(200);
+    expect((anonymous.body as { cost_usd: string }).cost_usd).toBe('0.00000000');
+  });
+});
+
 describe('daily token quota (UTC day)', () => {
   it('refuses with 429 rate_limit_exceeded and Retry-After to midnight once used up; the next UTC day resets it', async () => {
     const key = await t.key('free');

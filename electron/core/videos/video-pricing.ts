@@ -1,6 +1,8 @@
 // The hold of a video task: seconds x the matching route price when the record lists route
 // prices, else seconds x pricing.price (the contract's Billing formulas).
 import type { ModelRecord } from '../../../shared/api-types.js';
+import { paysWithMoney } from '../access/access-policy.js';
+import type { Principal } from '../access/principal.js';
 import { perSecondCostNano } from '../billing/pricing.js';
 import { upstreamRouteFor } from '../catalog/partner-fields.js';
 import { invalid } from '../errors.js';
@@ -25,6 +27,15 @@ export function videoHoldNano(record: ModelRecord, upstreamModel: string, reques
     throw invalid(`This model is priced in ${record.pricing.currency}; only USD pricing can be billed.`, 'model');
   }
   return perSecondCostNano(pricePerSecond(record, upstreamModel, requestType), seconds);
+}
+
+/**
+ * The hold of `principal`'s task: free and anonymous callers pay no money (SPEC-DECISIONS "Who
+ * pays"), so theirs is zero, after the same price checks.
+ */
+export function videoHoldFor(principal: Principal, record: ModelRecord, upstreamModel: string, requestType: string, seconds: number): number {
+  const hold = videoHoldNano(record, upstreamModel, requestType, seconds);
+  return paysWithMoney(principal) ? hold : 0;
 }
 
 /** Named resolutions map to 16:9 frames; exact sizes pass through. */

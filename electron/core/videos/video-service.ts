@@ -19,7 +19,7 @@ import { sweepVideoFiles } from './file-sweep.js';
 import { checkIdempotencyKey, findIdempotent, rememberIdempotent, requestFingerprint } from './idempotency.js';
 import type { VideoFiles } from './reference-store.js';
 import { checkVideoRules, effectiveSize, parseVideoRequest, resolveVideoModel, type VideoCreateInput, type VideoCreateRequest } from './video-request.js';
-import { videoDimensions, videoHoldNano } from './video-pricing.js';
+import { videoDimensions, videoHoldFor } from './video-pricing.js';
 import type { VideoScheduler } from './video-scheduler.js';
 import { ACTIVE_STATUSES, type VideoTaskStore } from './video-task-store.js';
 import { asCreated, toVideoTask } from './video-view.js';
@@ -77,7 +77,7 @@ export class VideoService {
     videoDimensions(size); // a listed size the gateway cannot render is refused now, not later
     // fal serves a model's text- and image-to-video at two paths: the record's route says which.
     const upstreamModel = upstreamRouteFor(record, entry.upstreamModel, request.requestType);
-    const holdNano = videoHoldNano(record, entry.upstreamModel, request.requestType, request.seconds);
+    const holdNano = videoHoldFor(principal, record, entry.upstreamModel, request.requestType, request.seconds);
     const provider = await this.providers.video(entry.providerId);
     // The size the task gets, so leaving size out and naming the model's default are one request.
     const fingerprint = requestFingerprint({ ...request, size });

@@ -4,7 +4,7 @@ import { formatUsd, usdToNano } from '../../billing/money.js';
 import { integerList } from '../../catalog/capability-read.js';
 import { GatewayError, invalid } from '../../errors.js';
 import { resolveVideoModel } from '../../videos/video-request.js';
-import { pricePerSecond, videoHoldNano } from '../../videos/video-pricing.js';
+import { pricePerSecond, videoHoldFor } from '../../videos/video-pricing.js';
 import type { StudioContext, StudioHandlers } from '../studio-context.js';
 import { referenceFromFile } from './image-handlers.js';
 
@@ -26,7 +26,7 @@ export function videoHandlers(ctx: StudioContext): Pick<StudioHandlers, 'videos.
         throw invalid(`${input.seconds} seconds is not supported by ${entry.record.id}; supported: ${seconds.join(', ')}.`, 'seconds');
       }
       return {
-        hold_usd: formatUsd(videoHoldNano(entry.record, entry.upstreamModel, input.request_type, input.seconds)),
+        hold_usd: formatUsd(videoHoldFor(owner, entry.record, entry.upstreamModel, input.request_type, input.seconds)),
         price_per_second_usd: formatUsd(usdToNano(pricePerSecond(entry.record, entry.upstreamModel, input.request_type))),
       };
     },
