@@ -143,6 +143,8 @@ describe('POST /v1/images/edits rejections', () => {
   it('a reference image over the model limit -> 413 reference_image_too_large', async () => {
     const big = Buffer.concat([png, Buffer.alloc(8_388_608)]);
     await expectError(form(fields, [['image', big]]), 413, 'reference_image_too_large', 'image');
+    // The form is checked as it is read: such a file is refused before the model is looked up.
+    await expectError(form({ ...fields, model: 'missing' }, [['image', big]]), 413, 'reference_image_too_large', 'image');
   });
 
   it("a model's own smaller byte limit is applied", async () => {

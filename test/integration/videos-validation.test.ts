@@ -102,6 +102,15 @@ describe('POST /v1/videos multipart rejections', () => {
     expect(errorOf(response)).toMatchObject({ code: 'reference_image_too_large', param: 'input_reference[]' });
   });
 
+  it('a form is checked as it is read: a file past every model\'s limits is refused before rule 1 looks at seconds', async () => {
+    const big = Buffer.concat([png, Buffer.alloc(8_388_608)]);
+    let response = await unchanged(() => postForm(url(), form({ ...base, seconds: '5' }, [['input_reference', big]]), key.token));
+    expect(response.status).toBe(413);
+    expect(errorOf(response).code).toBe('reference_image_too_large');
+    response = await unchanged(() => postForm(url(), form({ ...base, seconds: '5' }, [['input_reference', png], ['input_reference', png]]), key.token));
+    expect(errorOf(response)).toMatchObject({ code: 'invalid_request', param: 'input_reference' });
+  });
+
   it('rule 3: a request_type the route does not support -> 400 request_type', async () => {
     const response = await unchanged(() =>
       postForm(url(), form({ ...base, model: 'local-animate', request_type: 'text-to-video' }, [['input_reference', png]]), key.token),
