@@ -67,13 +67,17 @@ function dataDirOf(flag: string | undefined): string {
 
 const isHelpFlag = (arg: string): boolean => arg === '--help' || arg === '-h';
 
-/** The lines of HELP for `mgw <command> [<sub>] --help`; none when the command is unknown. */
+/**
+ * The lines of HELP for `mgw <command> [<sub>] --help`; none when the command or its subcommand
+ * is unknown. An option in the subcommand's place (`mgw serve --port 1 --help`) shows the group.
+ */
 function commandHelp(command: string, sub: string | undefined): string {
   const lines = HELP.split('\n').filter((line) => line.startsWith(`  mgw ${command} `) || line === `  mgw ${command}`);
-  const forSub = sub && !isHelpFlag(sub) ? lines.filter((line) => line.startsWith(`  mgw ${command} ${sub} `) || line === `  mgw ${command} ${sub}`) : [];
-  const shown = forSub.length > 0 ? forSub : lines;
+  const shown = sub && !sub.startsWith('-') ? lines.filter((line) => line.startsWith(`  mgw ${command} ${sub} `) || line === `  mgw ${command} ${sub}`) : lines;
   return shown.length > 0 ? `${shown.map((line) => line.trimStart()).join('\n')}\n` : '';
 }
+
+const commandName = (command: string, sub: string | undefined): string => (sub && !sub.startsWith('-') ? `${command} ${sub}` : command);
 
 export async function main(argv: string[]): Promise<number> {
   try {
@@ -82,7 +86,7 @@ export async function main(argv: string[]): Promise<number> {
     if ((command === 'help' || (command !== undefined && isHelpFlag(command))) && sub !== undefined) {
       // `mgw help keys [create]`: that group's (or subcommand's) lines, as `mgw keys [create] --help`.
       const help = commandHelp(sub, tail[0]);
-      if (!help) throw new UsageError(`unknown command "${sub}" (try: mgw help)`);
+      if (!help) throw new UsageError(`unknown command "${commandName(sub, tail[0])}" (try: mgw help)`);
       process.stdout.write(help);
       return 0;
     }
@@ -93,7 +97,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     if (rest.some(isHelpFlag)) {
       const help = commandHelp(command, sub);
-      if (!help) throw new UsageError(`unknown command "${command}" (try: mgw help)`);
+      if (!help) throw new UsageError(`unknown command "${commandName(command, sub)}" (try: mgw help)`);
       process.stdout.write(help);
       return 0;
     }

@@ -352,6 +352,14 @@ describe('mgw help', () => {
     const unknown = run('help', 'nope');
     expect(unknown).toMatchObject({ status: 2, stdout: '' });
     expect(unknown.stderr).toMatch(/^mgw: unknown command "nope"/);
+    // An unknown subcommand too, whichever way help is asked for: not its group's lines, exit 0.
+    for (const args of [['help', 'keys', 'nope'], ['keys', 'nope', '--help']]) {
+      const sub = run(...args);
+      expect(sub, args.join(' ')).toMatchObject({ status: 2, stdout: '' });
+      expect(sub.stderr).toMatch(/^mgw: unknown command "keys nope"/);
+    }
+    // An option in the subcommand's place still shows the group.
+    expect(run('serve', '--port', '0', '--help')).toMatchObject({ status: 0, stdout: 'mgw serve [--host 127.0.0.1] [--port 8787] [--data-dir DIR]\n' });
   });
 
   it('mgw with no command is a usage error: the help on stderr, exit 2', () => {
