@@ -116,6 +116,13 @@ describe('partner fields of fal video models', () => {
     expect(await u.t.gateway.catalog.find('bad-routes')).toBeUndefined();
   });
 
+  it('says in plain words what a route must be', async () => {
+    const record = { ...video, id: 'bad-route', capabilities: { ...video.capabilities, partner_routes: [{ route: 'a//b', request_type: 'text-to-video' }] } };
+    await expect(u.t.gateway.catalog.put({ record, providerId: 'fal', upstreamModel: 'fal-ai/x' })).rejects.toMatchObject({
+      message: 'Invalid model record: capabilities.partner_routes[0].route must be an upstream model path, a string without empty, "." or ".." path segments.',
+    });
+  });
+
   it('a fal image model gets no partner fields', async () => {
     expect((await listed('fal-image')).capabilities).not.toHaveProperty('partner_video');
     expect((await listed('fal-image')).capabilities).not.toHaveProperty('partner_routes');

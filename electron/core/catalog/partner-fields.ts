@@ -8,7 +8,7 @@
 import type { ModelRecord } from '../../../shared/api-types.js';
 import { invalid } from '../errors.js';
 import { supportedRequestTypes } from '../videos/video-request.js';
-import { hasUnsafeSegment, UNSAFE_SEGMENT } from './model-path.js';
+import { hasUnsafeSegment } from './model-path.js';
 
 interface PartnerRoute {
   route?: unknown;
@@ -67,7 +67,7 @@ function checkRoutes(routes: PartnerRoute[], requestTypes: string[]): void {
     if (seen.has(r.request_type)) throw invalid(`Invalid model record: ${at} routes ${r.request_type} a second time.`, `${at}.request_type`);
     seen.add(r.request_type);
     if (typeof r.route !== 'string' || r.route === '' || hasUnsafeSegment(r.route)) {
-      throw invalid(`Invalid model record: ${at}.route must be an upstream model path (a string that ${UNSAFE_SEGMENT.replace(/^has/, 'has no')}).`, `${at}.route`);
+      throw invalid(`Invalid model record: ${at}.route must be an upstream model path, a string without empty, "." or ".." path segments.`, `${at}.route`);
     }
   });
 }
