@@ -26,8 +26,10 @@ export function parse(argv: string[], options: Options, positionals: { min: numb
   // text value may start with '-' (`--label -3dB`): it goes after '=', as the message says.
   const at = argv.findIndex((arg) => /^-\d/.test(arg));
   if (at !== -1) {
-    const option = argv[at - 1]?.startsWith('--') && !argv[at - 1]!.includes('=') ? argv[at - 1] : '--option';
-    throw new UsageError(`${argv[at]}: amounts and numbers take no sign; a text starting with '-' is given as ${option}=${argv[at]} (usage: ${positionals.usage})`);
+    // After an option it may be a text value; a positional (`top-up KEY -5`) is an amount.
+    const option = argv[at - 1]?.startsWith('--') && !argv[at - 1]!.includes('=') ? argv[at - 1] : null;
+    const hint = option ? `; a text starting with '-' is given as ${option}=${argv[at]}` : '';
+    throw new UsageError(`${argv[at]}: amounts and numbers take no sign${hint} (usage: ${positionals.usage})`);
   }
   let result;
   try {

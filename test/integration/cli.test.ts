@@ -115,7 +115,12 @@ describe('mgw keys and balance', () => {
   ])('a negative number (%j) is refused as such, not as an "ambiguous" argument or an unknown option', (args, value) => {
     const result = run(...args);
     expect(result.status).toBe(2);
-    expect(result.stderr).toMatch(new RegExp(`^mgw: ${value}: amounts and numbers take no sign; .* \\(usage: mgw ${args[0]} `));
+    expect(result.stderr).toMatch(new RegExp(`^mgw: ${value}: amounts and numbers take no sign(; .*)? \\(usage: mgw ${args[0]} `));
+  });
+
+  it('a negative amount in a positional place is not told to use an option that does not exist', () => {
+    const result = run('balance', 'top-up', 'key_x', '-5');
+    expect(result.stderr).toMatch(/^mgw: -5: amounts and numbers take no sign \(usage: mgw balance top-up <key-id> <usd>\)\n$/);
   });
 
   it("a text value starting with '-' is told how to pass it, and passes with '='", () => {
