@@ -11,6 +11,8 @@
 //   cancel  PUT  /q/{owner}/{app}/requests/{id}/cancel
 //   files   GET  /files/{name}             (public, like fal's CDN)
 // so a client that builds URLs itself, even the documented way, gets 404 and fails.
+// With signedUrls, each returned URL also carries its own ?sig=, so none can be derived from
+// another (response_url + '/status' is a 404), as with queue partners that sign their URLs.
 // Guesses (not in the docs): response_url before completion -> 400 {detail: 'Request is still in
 // progress'} (the message fal clients are seen to match on); cancel answers 202 / 400
 // ALREADY_COMPLETED / 404 NOT_FOUND; a cancelled request reads COMPLETED with `error` and its
@@ -19,7 +21,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Emulator } from './types.js';
 import { startEmulatorServer, type RequestContext, type RouteMatch } from './serve.js';
 import { type Reply, bytes, headerValue, json, parseJsonObject, queryOf } from './http-kit.js';
-import { FalJob, type FalBehaviour, type FalFailure, type FalKind } from './fal-queue.js';
+import { FalJob, type FalBehaviour, type FalFailure, type FalKind, type FalUrlKind } from './fal-queue.js';
 
 export interface FalEmulatorOptions {
   apiKey?: string;
@@ -32,6 +34,8 @@ export interface FalEmulatorOptions {
   kind?: FalKind | 'auto';
   /** Serve images at exactly the requested size (default: longer side capped at 256 px). */
   exactSize?: boolean;
+  /** Sign each returned URL on its own (see FalBehaviour.signedUrls). */
+  signedUrls?: boolean;
 }
 
 export interface FalEmulator extends Emulator {
@@ -61,12 +65,14 @@ export async function startFalEmulator(options: FalEmulatorOptions = {}): Promis
     fail: options.fail ?? false,
     kind: options.kind ?? 'auto',
     exactSize: options.exactSize ?? false,
+    signedUrls: options.signedUrls ?? false,
   };
   let origin = '';
 
   const urls = (job: FalJob) => {
     const base = `${origin}/q/${job.owner}/${job.app}/requests/${job.id}`;
-    return { request_id: job.id, response_url: base, status_url: `${base}/status`, cancel_url: `${base}/cancel` };
+    const signed = (url: string, kind: FalUrlKind) => (job.signatures ? `${url}?sig=${job.signatures[kind]}` : url);
+    return { request_id: job.id, response_url: signed(base, 'result'), status_url: signed(`${base}/status`, 'status'), cancel_url: signed(`${base}/cancel`, 'cancel') };
   };
 
   function queuePosition(job: FalJob): number {
@@ -133,13 +139,15 @@ export async function startFalEmulator(options: FalEmulatorOptions = {}): Promis
     if (segments[0] === 'q') {
       const [, owner, app, requests, id, action] = segments;
       if (requests !== 'requests' || !id || segments.length > 6) return undefined;
-      const withJob = (fn: (job: FalJob) => Reply) => () => {
+      // A signed URL without its own signature (one built from another URL) names no request.
+      const withJob = (kind: FalUrlKind, fn: (job: FalJob, ctx: RequestContext) => Reply) => (ctx: RequestContext) => {
         const job = jobs.get(id);
-        return job && job.owner === owner && job.app === app ? fn(job) : json(404, { detail: `Request ${id} not found`, status: 'NOT_FOUND' });
+        const signed = !job?.signatures || queryOf(ctx.path).get('sig') === job.signatures[kind];
+        return job && job.owner === owner && job.app === app && signed ? fn(job, ctx) : json(404, { detail: `Request ${id} not found`, status: 'NOT_FOUND' });
       };
-      if (action === 'status' && method === 'GET') return { route: 'GET status', handle: (ctx) => withJob((job) => status(ctx, job))() };
-      if (action === 'cancel' && method === 'PUT') return { route: 'PUT cancel', handle: withJob(cancel) };
-      if (action === undefined && method === 'GET') return { route: 'GET result', handle: withJob(result) };
+      if (action === 'status' && method === 'GET') return { route: 'GET status', handle: withJob('status', (job, ctx) => status(ctx, job)) };
+      if (action === 'cancel' && method === 'PUT') return { route: 'PUT cancel', handle: withJob('cancel', cancel) };
+      if (action === undefined && method === 'GET') return { route: 'GET result', handle: withJob('result', result) };
       return undefined;
     }
     if (method === 'POST' && segments.length >= 2) {

@@ -10,7 +10,7 @@
 // error_type} plus an X-Fal-Error-Type header). Result payloads mirror fal model outputs:
 // video models {video: {url, content_type, file_name, file_size}}, image models {images: [{url,
 // width, height, content_type}]}.
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { tinyMp4 } from './mp4.js';
 import { cachedPng, capSize } from './png.js';
 
@@ -34,7 +34,14 @@ export interface FalBehaviour {
   /** 'auto': video when the model path contains "video", else image. */
   kind: FalKind | 'auto';
   exactSize: boolean;
+  /**
+   * Each returned URL carries its own signature (as signed queue URLs do), so none can be
+   * derived from another: a client appending /status to response_url gets a 404.
+   */
+  signedUrls: boolean;
 }
+
+export type FalUrlKind = 'status' | 'result' | 'cancel';
 
 export function contentPolicyFailure(prompt: string): FalFailure {
   return {
@@ -80,6 +87,8 @@ export class FalJob {
   readonly kind: FalKind;
   readonly durationMs: number;
   readonly exactSize: boolean;
+  /** The signature each URL must carry (?sig=), or null when the URLs are unsigned. */
+  readonly signatures: Record<FalUrlKind, string> | null;
   stuck: boolean;
   failure: FalFailure | undefined;
   cancelled = false;
@@ -97,6 +106,8 @@ export class FalJob {
     this.kind = behaviour.kind === 'auto' ? (modelPath.includes('video') ? 'video' : 'image') : behaviour.kind;
     this.durationMs = behaviour.durationMs;
     this.exactSize = behaviour.exactSize;
+    const sign = () => randomBytes(6).toString('hex');
+    this.signatures = behaviour.signedUrls ? { status: sign(), result: sign(), cancel: sign() } : null;
     this.stuck = behaviour.stuck;
     this.failure = behaviour.fail === true ? contentPolicyFailure(this.prompt) : behaviour.fail || undefined;
   }

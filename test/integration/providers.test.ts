@@ -246,6 +246,35 @@ describe('fal-kind provider', () => {
     const hold = await u.t.gateway.store.db.selectFrom('holds').selectAll().where('id', '=', row.hold_id!).executeTakeFirstOrThrow();
     expect(hold.status).toBe('released');
   });
+
+  it('each URL a queue answer names is used as given, even signed ones none of which can be built from another (status, result, cancel)', async () => {
+    u.fal.behaviour.signedUrls = true;
+    try {
+      const image = await postJson(`${u.t.baseUrl}/images/generations`, { model: 'fal-image', prompt: 'signed', size: '256x256' }, key.token);
+      expect(image.status).toBe(200);
+      const video = (await postJson(`${u.t.baseUrl}/videos`, { model: 'fal-video', prompt: 'signed', seconds: 5, size: '720p' }, key.token)).body as VideoTask;
+      const done = await waitFor(async () => {
+        const task = (await request(`${u.t.baseUrl}/videos/${video.id}`, { headers: auth() })).body as VideoTask;
+        return task.status === 'queued' || task.status === 'in_progress' ? null : task;
+      }, 20_000);
+      expect(done.status).toBe('completed');
+      u.fal.behaviour.stuck = true;
+      const slow = (await postJson(`${u.t.baseUrl}/videos`, { model: 'fal-video', prompt: 'signed slow', seconds: 5, size: '720p' }, key.token)).body as VideoTask;
+      const row = await waitFor(async () => {
+        const found = await u.t.gateway.videoTasks.get(slow.id);
+        return found?.upstream_id ? found : null;
+      });
+      expect((await request(`${u.t.baseUrl}/videos/${slow.id}`, { method: 'DELETE', headers: auth() })).status).toBe(200);
+      expect(u.fal.cancelCalls).toContain((JSON.parse(row.upstream_id!) as { request_id: string }).request_id);
+    } finally {
+      u.fal.behaviour.signedUrls = false;
+      u.fal.behaviour.stuck = false;
+    }
+    const signed = [...u.fal.jobs.values()].filter((job) => job.signatures !== null);
+    expect(signed).toHaveLength(3);
+    const unsigned = u.fal.requests.filter((r) => r.path.startsWith('/q/') && signed.some((job) => r.path.includes(job.id)) && !r.path.includes('?sig='));
+    expect(unsigned).toEqual([]);
+  });
 });
 
 describe('live catalog of provider models', () => {
