@@ -111,6 +111,8 @@ describe('the CSP constants', () => {
     expect(map.get('object-src')).toEqual(["'none'"]);
     expect(map.get('base-uri')).toEqual(["'none'"]);
     expect(map.get('frame-ancestors')).toEqual(["'none'"]);
+    // Forms may post nowhere: without it, form-action falls back to no restriction at all.
+    expect(map.get('form-action')).toEqual(["'none'"]);
     expect(csp).toContain("default-src 'self'");
     expect(csp).toContain("script-src 'self'");
     expect(csp).toContain("object-src 'none'");
