@@ -111,6 +111,21 @@ describe('POST /v1/videos multipart rejections', () => {
     expect(errorOf(response)).toMatchObject({ code: 'invalid_request', param: 'input_reference' });
   });
 
+  it("rule 5: a model's own byte limit applies below the form's (the largest of any video model)", async () => {
+    const record = structuredClone((await t.gateway.catalog.find('local-video'))!.record);
+    record.id = 'local-video-small';
+    record.capabilities.max_reference_image_bytes = 200;
+    await t.gateway.catalog.put({ record, providerId: 'local', upstreamModel: 'local-video' });
+    try {
+      expect(png.length).toBeGreaterThan(200);
+      const response = await unchanged(() => postForm(url(), form({ ...base, model: 'local-video-small' }, [['input_reference', png]]), key.token));
+      expect(response.status).toBe(413);
+      expect(errorOf(response)).toMatchObject({ code: 'reference_image_too_large', param: 'input_reference' });
+    } finally {
+      await t.gateway.catalog.remove('local-video-small');
+    }
+  });
+
   it('rule 3: a request_type the route does not support -> 400 request_type', async () => {
     const response = await unchanged(() =>
       postForm(url(), form({ ...base, model: 'local-animate', request_type: 'text-to-video' }, [['input_reference', png]]), key.token),
