@@ -7,6 +7,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VideoTask } from '../../shared/api-types.js';
 import { startTestGateway, USD, type TestGateway } from '../helpers/gateway.js';
@@ -22,6 +23,8 @@ let token: string;
 let port: number;
 // Real images, made before the generators (which embed them) are built.
 const [png, jpeg, webp] = await Promise.all([makeImage(48, 32, 'png'), makeImage(40, 40, 'jpeg'), makeImage(32, 48, 'webp')]);
+const blank = () => sharp({ create: { width: 8, height: 8, channels: 3, background: '#f00' } });
+const [gif, tiff] = await Promise.all([blank().gif().toBuffer(), blank().tiff().toBuffer()]);
 let rssBefore: number;
 
 beforeAll(async () => {
@@ -297,6 +300,9 @@ describe('multipart, case by case', () => {
     ['a duplicated text field', () => [...ok(), textPart('prompt', 'again'), filePart('image', 'a.png', png)], 'prompt'],
     ['four files (the limit is 3)', () => [...ok(), ...[png, png, png, png].map((b, i) => filePart('image[]', `${i}.png`, b))], 'image'],
     ['wrong magic bytes', () => [...ok(), filePart('image', 'a.png', Buffer.from('GIF89a, not a PNG at all'))], 'image'],
+    // Whole images of another format: the decode check alone would take them (sharp reads both).
+    ['a real GIF under a .png name', () => [...ok(), filePart('image', 'a.png', gif)], 'image'],
+    ['a real TIFF', () => [...ok(), filePart('image', 'a.tiff', tiff)], 'image'],
     ['a text-only body (no file)', () => ok(), 'image'],
     ['a huge field value (2 MB)', () => [textPart('model', 'local-image'), textPart('prompt', 'p'.repeat(2 * 1024 * 1024)), filePart('image', 'a.png', png)], 'prompt'],
     ['a file name with invalid UTF-8 and a wrong type', () => [...ok(), filePart('image', Buffer.from([0xff, 0xfe, 0x2e]), Buffer.from('not an image'))], 'image'],
