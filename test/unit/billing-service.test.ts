@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createGateway, type Gateway } from '../../electron/core/gateway.js';
+import { createGateway, startBackgroundWork, type Gateway } from '../../electron/core/gateway.js';
 import { tempDir, USD } from '../helpers/gateway.js';
 import type { RequestHold } from '../../electron/core/billing/billing-service.js';
 import { rmSync } from 'node:fs';
@@ -102,6 +102,17 @@ describe('billing holds', () => {
     await gateway.billing.reserve(key.account_id, USD / 2, 'image', null);
     await gateway.billing.reserve(key.account_id, USD / 4, 'video', null);
     expect(await gateway.billing.releaseOrphans('image')).toBe(1);
+    expect((await gateway.billing.view(key.account_id)).holds_usd).toBe('0.25000000');
+    await invariants(key.account_id);
+  });
+
+  it('the next server start releases image holds a crash left stored (older versions stored them); video holds stay', async () => {
+    const { key } = await gateway.keys.create({ access: 'balance', balanceNano: USD });
+    await gateway.billing.reserve(key.account_id, USD / 2, 'image', null);
+    await gateway.billing.reserve(key.account_id, USD / 4, 'video', null);
+    await gateway.close();
+    gateway = await createGateway({ dataDir: dir });
+    await startBackgroundWork(gateway, 'test');
     expect((await gateway.billing.view(key.account_id)).holds_usd).toBe('0.25000000');
     await invariants(key.account_id);
   });
