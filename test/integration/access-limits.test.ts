@@ -147,6 +147,10 @@ describe('daily token quota (UTC day)', () => {
     }
     expect(accepted).toBeGreaterThan(30);
     expect(refused).not.toBeNull();
+    // Refused before it would pass the quota, not once it has: every request costs the same tokens.
+    const used = await t.gateway.access.usage.tokensToday(key.id, now);
+    expect(used).toBeLessThanOrEqual(QUOTA);
+    expect(used + used / accepted).toBeGreaterThan(QUOTA);
     expect(errorOf(refused!)).toMatchObject({ code: 'rate_limit_exceeded' });
     expect(errorOf(refused!).message).toMatch(/Daily token quota/);
     const midnight = Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth(), new Date(now).getUTCDate() + 1);
