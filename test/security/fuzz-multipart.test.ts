@@ -299,6 +299,7 @@ describe('multipart, case by case', () => {
     ['n as a text field', () => [...ok(), textPart('n', '1'), filePart('image', 'a.png', png)], 'n'],
     ['a duplicated text field', () => [...ok(), textPart('prompt', 'again'), filePart('image', 'a.png', png)], 'prompt'],
     ['four files (the limit is 3)', () => [...ok(), ...[png, png, png, png].map((b, i) => filePart('image[]', `${i}.png`, b))], 'image'],
+    ['six files (past the parser file limit too)', () => [...ok(), ...Array.from({ length: 6 }, (_, i) => filePart('image[]', `${i}.png`, png))], 'image'],
     ['wrong magic bytes', () => [...ok(), filePart('image', 'a.png', Buffer.from('GIF89a, not a PNG at all'))], 'image'],
     // Whole images of another format: the decode check alone would take them (sharp reads both).
     ['a real GIF under a .png name', () => [...ok(), filePart('image', 'a.png', gif)], 'image'],
