@@ -5,8 +5,8 @@ import { defineConfig } from '@playwright/test';
 export default defineConfig({
   testDir: 'e2e',
   testMatch: '*.spec.ts',
-  // One server, one browser: the specs share the gateway's state (the screenshots spec runs last
-  // so every view has content).
+  // One server, one browser: the specs share the gateway's state, in file order (the screenshots
+  // spec, 04, runs after the images, videos and keys specs so those views have content).
   workers: 1,
   fullyParallel: false,
   timeout: 90_000,

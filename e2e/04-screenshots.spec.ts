@@ -1,6 +1,6 @@
 // Screenshots of every view in light and dark (test-results/screenshots/<view>-<theme>.png), plus
-// the theme default and toggle and the no-token screen. Runs after the other view specs so the
-// views have content; the Providers view gets its own (a fal provider reading its key from the
+// the theme default and toggle and the no-token screen. Runs after the images, videos and keys
+// specs (01-03) so those views have content; the Providers view gets its own (a fal provider reading its key from the
 // environment, added through the form: nothing is called upstream).
 import { mkdirSync } from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
