@@ -5,6 +5,7 @@
 // token or with an API key in its place.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VideoTask } from '../../shared/api-types.js';
@@ -220,6 +221,25 @@ describe('requests Node cannot parse', () => {
       const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as { error: Record<string, unknown> };
       expect(body).toEqual({ error: { message: expect.stringContaining('CONNECT'), type: 'method_not_allowed', code: 'method_not_allowed', param: null } });
     }
+  });
+});
+
+describe('compressed request bodies', () => {
+  it('a body with a Content-Encoding is refused as such (400 naming the coding), after auth, on JSON and multipart doors', async () => {
+    const json = gzipSync(JSON.stringify({ model: 'local-image', prompt: 'gzip', size: '256x256' }));
+    const auth = { authorization: `Bearer ${key.token}` };
+    const image = await rawRequest({ port, method: 'POST', path: '/v1/images/generations', headers: { ...auth, 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: json });
+    expect(image.status).toBe(400);
+    expect(errorOf(image)).toEqual({ message: 'Content-Encoding "gzip" is not supported: send the request body uncompressed.', type: 'invalid_request', code: 'invalid_request', param: null });
+    const B = 'gzipform';
+    const form = gzipSync(multipartBody(B, [textPart('model', 'local-video'), textPart('prompt', 'gzip'), textPart('seconds', '2')]));
+    const video = await rawRequest({ port, method: 'POST', path: '/v1/videos', headers: { ...auth, 'content-type': `multipart/form-data; boundary=${B}`, 'content-encoding': 'br' }, body: form });
+    expect(video.status).toBe(400);
+    expect(errorOf(video).message).toMatch(/^Content-Encoding "br" is not supported/);
+    const anonymous = await rawRequest({ port, method: 'POST', path: '/v1/images/generations', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: json });
+    expect(errorOf(anonymous).code).toBe('missing_api_key');
+    const identity = await rawRequest({ port, method: 'POST', path: '/v1/images/generations', headers: { ...auth, 'content-type': 'application/json', 'content-encoding': 'identity' }, body: JSON.stringify({ model: 'local-image', prompt: 'plain', size: '256x256' }) });
+    expect(identity.status).toBe(200);
   });
 });
 
