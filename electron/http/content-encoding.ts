@@ -5,11 +5,12 @@ import type { FastifyInstance } from 'fastify';
 import { invalid } from '../core/errors.js';
 
 export function installContentEncodingGuard(app: FastifyInstance): void {
-  app.addHook('preParsing', async (request) => {
+  // A callback hook, not an async one: it runs on every request, and nearly all pass.
+  app.addHook('preParsing', (request, _reply, payload, done) => {
     const coding = request.headers['content-encoding'];
-    if (coding === undefined || /^\s*identity\s*$/i.test(coding)) return;
+    if (coding === undefined || /^\s*identity\s*$/i.test(coding)) return done(null, payload);
     const hasBody = request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
-    if (!hasBody) return;
-    throw invalid(`Content-Encoding ${JSON.stringify(coding.slice(0, 40))} is not supported: send the request body uncompressed.`);
+    if (!hasBody) return done(null, payload);
+    done(invalid(`Content-Encoding ${JSON.stringify(coding.slice(0, 40))} is not supported: send the request body uncompressed.`));
   });
 }
