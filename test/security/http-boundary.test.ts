@@ -483,7 +483,8 @@ describe('the studio API guard', () => {
     }
     for (const [method, path] of [['GET', '/studio/events'], ['GET', `/studio/media/${galleryItem.media}`], ['POST', '/studio/session'], ['GET', `/studio/media/${ownerVideo.media}`]] as const) {
       for (const [label, headers] of wrong) {
-        const response = await rawRequest({ port, method, path, headers });
+        // A refusal is immediate; an event stream let through would never end: fail in seconds.
+        const response = await rawRequest({ port, method, path, headers, timeoutMs: 3_000 });
         checkResponse(response, { statuses: [401], label: `${method} ${path} with ${label}` });
         expect(response.headers.get('set-cookie')).toBeNull();
       }
