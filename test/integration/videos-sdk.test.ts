@@ -112,6 +112,22 @@ describe('videos with raw JSON', () => {
     expect(hold).toMatchObject({ status: 'consumed', charged_nano: 100_000_000 });
   });
 
+  it("reports the render's progress on the task while it runs: in_progress between 0 and 100, never going back", async () => {
+    // 4 s of 720p takes the engine a few seconds, so polling every 20 ms sees the render move.
+    const created = (await postJson(`${t.baseUrl}/videos`, { model: 'local-video', prompt: 'lanterns drifting over a lake', seconds: 4, size: '720p' }, owner.token)).body as VideoTask;
+    const seen: { status: string; progress: number }[] = [];
+    await waitFor(async () => {
+      const task = (await request(`${t.baseUrl}/videos/${created.id}`, { headers: { authorization: `Bearer ${owner.token}` } })).body as VideoTask;
+      seen.push({ status: task.status, progress: task.progress });
+      return task.status !== 'queued' && task.status !== 'in_progress';
+    }, 120_000, 20);
+    expect(seen.at(-1)).toEqual({ status: 'completed', progress: 100 });
+    const running = seen.filter((s) => s.status === 'in_progress' && s.progress > 0 && s.progress < 100);
+    expect(new Set(running.map((s) => s.progress)).size).toBeGreaterThanOrEqual(2);
+    const progress = seen.map((s) => s.progress);
+    expect(progress).toEqual([...progress].sort((a, b) => a - b));
+  });
+
   it('serves ranges for seeking, and HEAD', async () => {
     const created = (await postJson(`${t.baseUrl}/videos`, { model: 'local-video', prompt: 'rain', seconds: 2, size: '480p' }, owner.token)).body as VideoTask;
     await completed(owner.token, created.id);
