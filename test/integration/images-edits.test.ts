@@ -80,6 +80,20 @@ describe('POST /v1/images/edits with the OpenAI SDK', () => {
     const body = response.body as { data: { b64_json: string }[] };
     expect(await decodeB64(body.data[0]!.b64_json)).toMatchObject({ format: 'png' });
   });
+
+  it('takes images by their bytes, whatever type and file name they declare', async () => {
+    const data = new FormData();
+    data.append('model', 'local-image');
+    data.append('prompt', 'collage of these');
+    data.append('size', '1536x1024');
+    data.append('image[]', blob(await makeImage(300, 200, 'jpeg'), 'image/png'), 'a.png');
+    data.append('image[]', blob(await makeImage(200, 300, 'webp'), 'application/octet-stream'), 'b.bin');
+    data.append('image[]', blob(png, 'text/plain'), 'c.txt');
+    const response = await postForm(`${t.baseUrl}/images/edits`, data, paid.token);
+    expect(response.status).toBe(200);
+    const body = response.body as { data: { b64_json: string }[] };
+    expect(await decodeB64(body.data[0]!.b64_json)).toMatchObject({ format: 'png', width: 1536, height: 1024 });
+  });
 });
 
 describe('POST /v1/images/edits rejections', () => {
