@@ -77,6 +77,22 @@ describe('mgw keys and balance', () => {
     expect(run('balance', 'show', key.id).stdout).toMatch(/available_usd\s+0\.00000000/);
   });
 
+  it("balance show reflects the hold of a video task the running server is rendering, and its release", async () => {
+    const key = JSON.parse(run('keys', 'create', '--access', 'balance', '--balance-usd', '1', '--json').stdout) as { id: string; token: string };
+    // 8 s of 720p takes the engine seconds: the CLI reads the balance while the hold is active.
+    const created = await postJson(`${server.baseUrl}/videos`, { model: 'local-video', prompt: 'a harbour at dusk', seconds: 8, size: '720p' }, key.token);
+    expect(created.status).toBe(200);
+    const held = JSON.parse(run('balance', 'show', key.id, '--json').stdout);
+    expect(held).toMatchObject({ balance_usd: '1.00000000', holds_usd: '0.40000000', available_usd: '0.60000000' });
+    expect(run('balance', 'show', key.id).stdout).toMatch(/holds_usd\s+0\.40000000/);
+
+    const id = (created.body as { id: string }).id;
+    const cancelled = await request(`${server.baseUrl}/videos/${id}`, { method: 'DELETE', headers: { authorization: `Bearer ${key.token}` } });
+    expect(cancelled.status).toBe(200);
+    const released = JSON.parse(run('balance', 'show', key.id, '--json').stdout);
+    expect(released).toMatchObject({ balance_usd: '1.00000000', holds_usd: '0.00000000', available_usd: '1.00000000' });
+  });
+
   it('catalog changes from the CLI show in the next GET /v1/models of the running server', async () => {
     const put = run('models', 'put', 'local-image', '--json', '{"pricing": {"output": 7.25}}');
     expect(put.status).toBe(0);
