@@ -139,6 +139,21 @@ describe('Idempotency-Key', () => {
     expect((again.body as VideoTask).id).toBe([...ids][0]);
   });
 
+  it('a key is kept 24 hours: until then it names its task, after that it is free for a new request', async () => {
+    const key = await t.key('balance', { balanceNano: 10 * USD });
+    const headers = { 'idempotency-key': 'day-1' };
+    const first = await postJson(url(), body('video-stuck'), key.token, headers);
+    expect(first.status).toBe(200);
+    now += 24 * 3_600_000 - 1_000;
+    expect(((await postJson(url(), body('video-stuck'), key.token, headers)).body as VideoTask).id).toBe((first.body as VideoTask).id);
+    expect(errorOf(await postJson(url(), body('video-stuck', { prompt: 'a boat' }), key.token, headers)).param).toBe('Idempotency-Key');
+    now += 2_000;
+    const later = await postJson(url(), body('video-stuck', { prompt: 'a boat' }), key.token, headers);
+    expect(later.status).toBe(200);
+    expect((later.body as VideoTask).id).not.toBe((first.body as VideoTask).id);
+    expect(await ledgerKinds(key.accountId)).toEqual(['top_up', 'reserve', 'reserve']);
+  });
+
   it('a retry gets the same body as the first response, though the task has moved on since', async () => {
     const key = await t.key('balance', { balanceNano: USD });
     const headers = { 'idempotency-key': 'replay-1' };
