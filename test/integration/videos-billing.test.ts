@@ -154,6 +154,17 @@ describe('Idempotency-Key', () => {
     expect(await ledgerKinds(key.accountId)).toEqual(['top_up', 'reserve', 'reserve']);
   });
 
+  it("a caller's expired keys are deleted at its next keyed creation, not only a key that is used again", async () => {
+    const key = await t.key('balance', { balanceNano: 10 * USD });
+    for (const name of ['once-a', 'once-b']) expect((await postJson(url(), body('video-stuck'), key.token, { 'idempotency-key': name })).status).toBe(200);
+    const keysOf = async () =>
+      (await t.gateway.store.db.selectFrom('idempotency_keys').select('key').where('account_id', '=', key.accountId).orderBy('key').execute()).map((r) => r.key);
+    expect(await keysOf()).toEqual(['once-a', 'once-b']);
+    now += 24 * 3_600_000 + 1_000;
+    expect((await postJson(url(), body('video-stuck'), key.token, { 'idempotency-key': 'next-day' })).status).toBe(200);
+    expect(await keysOf()).toEqual(['next-day']);
+  });
+
   it('a retry gets the same body as the first response, though the task has moved on since', async () => {
     const key = await t.key('balance', { balanceNano: USD });
     const headers = { 'idempotency-key': 'replay-1' };

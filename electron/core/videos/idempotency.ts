@@ -35,12 +35,9 @@ export function requestFingerprint(request: VideoCreateRequest): string {
 
 /** The task an earlier request with this key created, or null. A different request -> 400. */
 export async function findIdempotent(trx: Db, accountId: string, key: string, fingerprint: string, now: number): Promise<string | null> {
-  await trx
-    .deleteFrom('idempotency_keys')
-    .where('account_id', '=', accountId)
-    .where('key', '=', key)
-    .where('created_at', '<', now - IDEMPOTENCY_TTL_MS)
-    .execute();
+  // Every expired key of the caller goes, not only this one: keys never used again would
+  // otherwise stay in the database for good (the primary key leads with account_id).
+  await trx.deleteFrom('idempotency_keys').where('account_id', '=', accountId).where('created_at', '<', now - IDEMPOTENCY_TTL_MS).execute();
   const row = await trx
     .selectFrom('idempotency_keys')
     .select(['request_hash', 'task_id'])
