@@ -1,6 +1,8 @@
-// End-to-end tests of the studio in the system Chromium against a real `mgw serve` (started by
-// e2e/global-setup.ts on a free port with a fresh data dir, stopped by e2e/global-teardown.ts).
+// End-to-end tests of the studio in Chromium (e2e/chromium.ts finds or installs it) against a
+// real `mgw serve` (started by e2e/global-setup.ts on a free port with a fresh data dir, stopped
+// by e2e/global-teardown.ts).
 import { defineConfig } from '@playwright/test';
+import { findChromium } from './e2e/chromium';
 
 export default defineConfig({
   testDir: 'e2e',
@@ -20,7 +22,7 @@ export default defineConfig({
     browserName: 'chromium',
     viewport: { width: 1280, height: 800 },
     launchOptions: {
-      executablePath: '/usr/bin/chromium',
+      executablePath: findChromium(),
       args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
     },
     trace: 'retain-on-failure',
