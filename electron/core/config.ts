@@ -2,7 +2,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import envPaths from 'env-paths';
-import type { LimitOverrides } from './access/limits.js';
+import { limitsProblem, type LimitOverrides } from './access/limits.js';
 import { GatewayError } from './errors.js';
 
 export const APP_NAME = 'media-gateway-studio';
@@ -68,8 +68,7 @@ export function loadSettings(dataDir: string): Settings {
   if (typeof settings.allowAnonymous !== 'boolean') {
     throw new GatewayError('invalid_request', `${path}: allowAnonymous must be true or false.`);
   }
-  if (typeof settings.limits !== 'object' || settings.limits === null || Array.isArray(settings.limits)) {
-    throw new GatewayError('invalid_request', `${path}: limits must be an object.`);
-  }
+  const limits = limitsProblem(settings.limits);
+  if (limits) throw new GatewayError('invalid_request', `${path}: ${limits}.`);
   return settings;
 }

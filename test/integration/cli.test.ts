@@ -238,6 +238,23 @@ describe('mgw keys and balance', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it.each([
+    [{ billingPeriodDays: 0 }, 'limits.billingPeriodDays must be a whole number of days, at least 1'],
+    [{ requests: { free: { perMinute: null } } }, 'limits.requests.free.perMinute must be a whole number of requests, at least 1'],
+    [{ requests: { pro: { perSecond: '50' } } }, 'limits.requests.pro.perSecond must be a whole number of requests, at least 1'],
+    [{ dailyTokens: { free: null } }, 'limits.dailyTokens.free must be a whole number of tokens'],
+    [{ dailyTokens: { pro: 5 } }, 'limits.dailyTokens.pro is not an access with a daily quota (anonymous, free)'],
+    [{ dailytokens: { free: 5 } }, 'limits.dailytokens is not a setting (requests, dailyTokens, billingPeriodDays)'],
+  ])('config.json limits the limiter cannot use (%j) are refused in one line naming the field', (limits, problem) => {
+    const dir = tempDir('mgw-bad-limits-');
+    const config = join(dir, 'config.json');
+    writeFileSync(config, JSON.stringify({ limits }));
+    // Before the check, a 0-day period failed key creation with a raw SQLite NOT NULL error, a
+    // null window refused every request and a null daily count lifted the quota.
+    expect(mgw(['keys', 'create', '--access', 'pro', '--allowance-usd', '1', '--data-dir', dir])).toMatchObject({ status: 2, stdout: '', stderr: `mgw: ${config}: ${problem}.\n` });
+    rmSync(dir, { recursive: true, force: true });
+  });
+
   it('unknown key ids are reported in one line', () => {
     const result = run('balance', 'show', 'key_doesnotexist');
     expect(result.status).toBe(2);

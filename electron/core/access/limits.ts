@@ -47,3 +47,41 @@ export type LimitOverrides = DeepPartial<LimitSettings>;
 
 export const dailyTokenQuota = (settings: LimitSettings, access: PrincipalAccess): number | null =>
   access === 'anonymous' ? settings.dailyTokens.anonymous : access === 'free' ? settings.dailyTokens.free : null;
+
+const WINDOWS = ['perSecond', 'perMinute', 'perHour'] as const;
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * What is wrong with the owner's `limits` (config.json), or null. Checked when read: a value the
+ * limiter cannot use would otherwise refuse every request (a null window), lift a quota (a null
+ * daily count) or renew the allowance on every request (a period of 0 days).
+ */
+export function limitsProblem(limits: unknown): string | null {
+  if (!isObject(limits)) return 'limits must be an object';
+  for (const [name, value] of Object.entries(limits)) {
+    if (name === 'requests') {
+      if (!isObject(value)) return 'limits.requests must be an object';
+      for (const [access, windows] of Object.entries(value)) {
+        if (!(access in DEFAULT_LIMITS.requests)) return `limits.requests.${access} is not an access type (anonymous, free, pro, balance)`;
+        if (!isObject(windows)) return `limits.requests.${access} must be an object`;
+        for (const [window, count] of Object.entries(windows)) {
+          if (!(WINDOWS as readonly string[]).includes(window)) return `limits.requests.${access}.${window} is not a window (${WINDOWS.join(', ')})`;
+          if (!isCount(count, 1)) return `limits.requests.${access}.${window} must be a whole number of requests, at least 1`;
+        }
+      }
+    } else if (name === 'dailyTokens') {
+      if (!isObject(value)) return 'limits.dailyTokens must be an object';
+      for (const [access, count] of Object.entries(value)) {
+        if (!(access in DEFAULT_LIMITS.dailyTokens)) return `limits.dailyTokens.${access} is not an access with a daily quota (anonymous, free)`;
+        if (!isCount(count, 0)) return `limits.dailyTokens.${access} must be a whole number of tokens`;
+      }
+    } else if (name === 'billingPeriodDays') {
+      if (!isCount(value, 1)) return 'limits.billingPeriodDays must be a whole number of days, at least 1';
+    } else {
+      return `limits.${name} is not a setting (requests, dailyTokens, billingPeriodDays)`;
+    }
+  }
+  return null;
+}
+
+const isCount = (value: unknown, least: number): boolean => Number.isSafeInteger(value) && (value as number) >= least;
