@@ -211,12 +211,40 @@ describe('request windows', () => {
     expect((await gen(undefined)).status).toBe(200);
   });
 
-  it('free: 2/s and 40/min; paid access has its owner-set higher windows', async () => {
+  it('free: 2/s, 40/min and 100/h; paid access has its owner-set higher windows', async () => {
     now = Date.parse('2026-11-23T08:00:00.000Z');
-    const free = await t.key('free');
-    expect((await gen(free.token)).headers.get('x-ratelimit-limit-requests')).toBe('2');
-    expect((await gen(free.token)).status).toBe(200);
-    expect((await gen(free.token)).status).toBe(429);
+    // A gateway with the default daily quota: 100 requests pass this file's 3,000 tokens.
+    const own = await startTestGateway({ clock, background: false });
+    try {
+      const free = await own.key('free');
+      const call = () => postJson(`${own.baseUrl}/images/generations`, { model: 'local-image', prompt: 'a cat', size: '256x256' }, free.token);
+      expect((await call()).headers.get('x-ratelimit-limit-requests')).toBe('2');
+      expect((await call()).status).toBe(200);
+      expect((await call()).status).toBe(429);
+      // Two a second fill the minute's 40 in 20 s; the 41st waits for the next minute.
+      for (let i = 2; i < 40; i += 2) {
+        now += 1_000;
+        for (const n of [i, i + 1]) expect((await call()).status, `request ${n + 1} of the minute`).toBe(200);
+      }
+      now += 1_000;
+      const minute = await call();
+      expect(minute.status).toBe(429);
+      expect(Number(minute.headers.get('retry-after'))).toBe(Math.ceil((60_000 - (now % 60_000)) / 1000));
+      // 40 more in the next minute and 20 in the one after: the hour's 100 are used.
+      for (const [m, cap] of [[1, 40], [2, 20]] as const) {
+        now = Date.parse('2026-11-23T08:00:00.000Z') + m * 60_000;
+        for (let i = 0; i < cap; i += 2) {
+          now += 1_000;
+          for (const n of [i, i + 1]) expect((await call()).status, `minute ${m} request ${n + 1}`).toBe(200);
+        }
+      }
+      now += 1_000;
+      const hour = await call();
+      expect(hour.status).toBe(429);
+      expect(Number(hour.headers.get('retry-after'))).toBe(Math.ceil((Date.parse('2026-11-23T09:00:00.000Z') - now) / 1000));
+    } finally {
+      await own.close();
+    }
     const paid = await t.key('balance', { balanceNano: USD });
     const response = await gen(paid.token);
     expect(response.headers.get('x-ratelimit-limit-requests')).toBe('20');
