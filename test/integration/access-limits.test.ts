@@ -5,7 +5,8 @@ import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ModelRecord } from '../../shared/api-types.js';
 import { startTestGateway, USD, type TestGateway } from '../helpers/gateway.js';
-import { errorOf, postJson, request, type RawResponse } from '../helpers/http.js';
+import { errorOf, postForm, postJson, request, type RawResponse } from '../helpers/http.js';
+import { makeImage } from '../helpers/images.js';
 
 let now = Date.parse('2026-11-21T10:00:00.000Z');
 const clock = { now: () => now };
@@ -279,6 +280,25 @@ describe('request windows', () => {
     expect(refused.status).toBe(402);
     expect(refused.headers.get('x-ratelimit-remaining-requests')).toBe('1');
     // Same second: the slot is still free.
+    expect((await gen(undefined)).status).toBe(200);
+  });
+
+  it('refusals cost nothing: a 413 (reference image over the model limit) gives its slot back too', async () => {
+    now = Date.parse('2026-11-23T10:30:00.000Z');
+    const base = (await t.gateway.catalog.find('local-image'))!.record;
+    await t.gateway.catalog.put({
+      record: { ...base, id: 'tiny-refs', capabilities: { ...base.capabilities, max_reference_image_bytes: 100 } },
+      providerId: 'local',
+      upstreamModel: 'local-image',
+    });
+    const form = new FormData();
+    form.set('model', 'tiny-refs');
+    form.set('prompt', 'x');
+    form.append('image', new Blob([new Uint8Array(await makeImage(64, 64))], { type: 'image/png' }), 'ref.png');
+    const tooLarge = await postForm(`${t.baseUrl}/images/edits`, form, undefined);
+    expect(tooLarge.status).toBe(413);
+    expect(errorOf(tooLarge).code).toBe('reference_image_too_large');
+    expect(tooLarge.headers.get('x-ratelimit-remaining-requests')).toBe('1');
     expect((await gen(undefined)).status).toBe(200);
   });
 
