@@ -50,6 +50,24 @@ describe('openai-kind provider', () => {
     expect((response.body as { usage: { cost_usd: string } }).usage.cost_usd).toBe('0.01400000');
   });
 
+  it("a record's minimum_cache_tokens is the floor of the cache tokens an upstream reports (0 included), and only then", async () => {
+    const base = structuredClone((await u.t.gateway.catalog.find('up-image'))!.record);
+    await u.t.gateway.catalog.put({ record: { ...base, id: 'up-image-cache', pricing: { ...base.pricing, minimum_cache_tokens: 500 } }, providerId: 'up', upstreamModel: 'gpt-image-1' });
+    const b64 = (await makeImage(64, 64)).toString('base64');
+    const costWith = async (usage: object) => {
+      u.openai.inject('POST /v1/images/generations', { body: JSON.stringify({ created: 1, data: [{ b64_json: b64 }], usage }), times: 1 });
+      const response = await postJson(`${u.t.baseUrl}/images/generations`, { model: 'up-image-cache', prompt: 'x', size: '1024x1024' }, key.token);
+      expect(response.status).toBe(200);
+      return (response.body as { usage: { cost_usd: string } }).usage.cost_usd;
+    };
+    // 900 input + max(100 cached, 500) at $10, 100 output at $40, per 1M tokens.
+    expect(await costWith({ input_tokens: 1000, output_tokens: 100, input_tokens_details: { cached_tokens: 100 } })).toBe('0.01800000');
+    // A reported 0 is cache accounting too: 1000 input + 500 at $10.
+    expect(await costWith({ input_tokens: 1000, output_tokens: 100, input_tokens_details: { cached_tokens: 0 } })).toBe('0.01900000');
+    // No cache accounting reported: no cache tokens billed.
+    expect(await costWith({ input_tokens: 1000, output_tokens: 100 })).toBe('0.01400000');
+  });
+
   it.each([
     ['fractional', { input_tokens: 10.5, output_tokens: 100 }],
     ['negative', { input_tokens: -50, output_tokens: -100 }],
