@@ -113,6 +113,14 @@ describe('mgw models put edits with JSON Merge Patch', () => {
       expect(run('models', 'list', '--json').stdout).toBe(before);
     },
   );
+
+  it('a price in another currency is refused when written, naming pricing.currency: balances and charges are USD, so it could never be billed', () => {
+    const before = run('models', 'list', '--json').stdout;
+    const stderr = expectUsageError(run('models', 'put', 'local-image', '--json', '{"pricing": {"currency": "EUR"}}'));
+    expect(stderr).toContain('pricing.currency must be "USD": balances and charges are in USD (got "EUR")');
+    expect(run('models', 'list', '--json').stdout).toBe(before);
+    expect(run('models', 'put', 'local-image', '--json', '{"pricing": {"currency": "usd"}}').status).toBe(0);
+  });
 });
 
 describe('mgw models put and partner fields', () => {

@@ -25,6 +25,9 @@ function videoProblem(record: ModelRecordInput): SchemaProblem | null {
 
 function pricingProblem(record: ModelRecordInput): SchemaProblem | null {
   const pricing = record.pricing;
+  // Balances, holds and cost_usd are USD: a record in another currency could be listed but
+  // never billed (every request to it would be refused), so it is refused when it is written.
+  if (pricing.currency.toUpperCase() !== 'USD') return problem('pricing.currency', `must be "USD": balances and charges are in USD (got ${JSON.stringify(pricing.currency.slice(0, 20))})`);
   if (record.pricing_mode === 'token') {
     if (pricing.input === undefined) return problem('pricing.input', 'is required when pricing_mode is "token"');
     if (pricing.output === undefined) return problem('pricing.output', 'is required when pricing_mode is "token"');
