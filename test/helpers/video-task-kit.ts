@@ -4,11 +4,22 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import type { VideoTask } from '../../shared/api-types.js';
-import { USD, type TestGateway } from './gateway.js';
+import { startTestGateway, USD, type TestGateway } from './gateway.js';
 import { HandProvider, type Gate } from './hand-video-provider.js';
 import { postJson, request } from './http.js';
 import { addStubVideoModel } from './stub-video-provider.js';
 import { ledgerProblems } from '../reliability/support.js';
+
+/**
+ * The hand-set clock of a race test file (`time.now`, moved by the tests) and `start`, which
+ * opens a gateway on it without background work: the tests drive the scheduler one tick at a
+ * time. Starting again on a data dir is a restart.
+ */
+export function handClock() {
+  const time = { now: Date.parse('2026-11-21T12:00:00Z') };
+  const start = (options: { dataDir?: string } = {}) => startTestGateway({ clock: { now: () => time.now }, background: false, ...options });
+  return { time, start };
+}
 
 /** The kit for tests on the gateway `current()` returns (read when called: tests start it in beforeAll). */
 export function videoTaskKit(current: () => TestGateway) {

@@ -14,18 +14,17 @@ import { LocalVideoProvider } from '../../electron/core/providers/local/local-vi
 import { createStudio } from '../../electron/core/studio/studio.js';
 import type { StudioVideo } from '../../shared/studio-contract.js';
 import type { VideoJob, VideoProvider } from '../../electron/core/providers/provider.js';
-import { startTestGateway, USD, type TestGateway } from '../helpers/gateway.js';
+import { USD, type TestGateway } from '../helpers/gateway.js';
 import { Gate, HandProvider } from '../helpers/hand-video-provider.js';
 import { postJson, request } from '../helpers/http.js';
 import { addStubVideoModel, waitFor } from '../helpers/stub-video-provider.js';
-import { videoTaskKit } from '../helpers/video-task-kit.js';
+import { handClock, videoTaskKit } from '../helpers/video-task-kit.js';
 
 let t: TestGateway;
-let now = Date.parse('2026-11-21T12:00:00Z');
-const clock = { now: () => now };
+const { time, start } = handClock();
 
 beforeAll(async () => {
-  t = await startTestGateway({ clock, background: false });
+  t = await start();
 });
 afterAll(() => t.close());
 
@@ -73,7 +72,7 @@ describe('a cancel landing in the middle of a scheduler step', () => {
     const s = await setup();
     const task = await s.create();
     await t.gateway.scheduler.tick();
-    now += 1_000; // its next poll is due
+    time.now += 1_000; // its next poll is due
     s.stub.answerGate = new Gate();
     const gate = s.stub.answerGate;
     const step = t.gateway.scheduler.tick();
@@ -97,7 +96,7 @@ describe('the deadline passing during a download', () => {
     const gate = s.stub.downloadGate;
     const step = t.gateway.scheduler.tick();
     await gate.reached;
-    now += 61_000;
+    time.now += 61_000;
     gate.open();
     await step;
     await t.gateway.scheduler.tick();
@@ -122,7 +121,7 @@ describe('a cancel racing a submission (the task is queued, no upstream id yet)'
     expect(await creating).toMatchObject({ id, status: 'queued' });
 
     expect(s.stub.cancelled).toEqual([`up-${id}-1`]);
-    now += 2_000; // past the creation's submit lease
+    time.now += 2_000; // past the creation's submit lease
     await t.gateway.scheduler.tick();
     expect(s.stub.submitted).toEqual([id]);
     await expectCancelled(s, id);
@@ -133,7 +132,7 @@ describe('a cancel racing a submission (the task is queued, no upstream id yet)'
     const slowCreation = new Gate();
     const resubmission = new Gate();
     const { id, creating } = await createHeld(s, slowCreation, resubmission);
-    now += 2_000; // past the creation's submit lease
+    time.now += 2_000; // past the creation's submit lease
     const step = t.gateway.scheduler.tick();
     await resubmission.reached;
     await s.cancel(id);
@@ -282,17 +281,17 @@ describe('a completion that cannot be written after the upstream finished', () =
   });
 
   it('then a restart, and the deadline passes before the next step: timeout, released, the downloaded video removed', async () => {
-    const first = await startTestGateway({ clock, background: false });
+    const first = await start();
     const s = await setup(first);
     const task = await s.create();
     await downloadedButNotRecorded(first, s, task.id);
     await first.server.close();
     await first.gateway.close();
 
-    const again = await startTestGateway({ clock, background: false, dataDir: first.dataDir });
+    const again = await start({ dataDir: first.dataDir });
     try {
       again.gateway.providers.register(s.stub);
-      now += 61_000;
+      time.now += 61_000;
       await again.gateway.scheduler.tick();
       expect(s.stub.cancelled).toEqual([`up-${task.id}-1`]);
       await expectCancelled({ key: s.key, ...callsOf(again, s.key.token, s.model) }, task.id, 'timeout', again);

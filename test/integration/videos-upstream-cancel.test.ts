@@ -8,16 +8,15 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startBackgroundWork } from '../../electron/core/gateway.js';
 import { UPSTREAM_CANCEL_RETRY_MS } from '../../electron/core/videos/video-task-store.js';
-import { startTestGateway, USD, type TestGateway } from '../helpers/gateway.js';
+import { USD, type TestGateway } from '../helpers/gateway.js';
 import { Gate } from '../helpers/hand-video-provider.js';
-import { videoTaskKit } from '../helpers/video-task-kit.js';
+import { handClock, videoTaskKit } from '../helpers/video-task-kit.js';
 
 let t: TestGateway;
-let now = Date.parse('2026-11-21T12:00:00Z');
-const clock = { now: () => now };
+const { time, start } = handClock();
 
 beforeAll(async () => {
-  t = await startTestGateway({ clock, background: false });
+  t = await start();
 });
 afterAll(() => t.close());
 
@@ -39,19 +38,19 @@ describe('an upstream down when its task is cancelled', () => {
     expect(await s.cancel(id)).toMatchObject({ status: 'failed', error: { code: 'cancelled' } });
     await expectCancelled(s, id);
     expect([s.stub.cancelTries, s.stub.cancelled]).toEqual([[job], []]);
-    expect(await pendingUntil(id)).toBe(now + UPSTREAM_CANCEL_RETRY_MS);
+    expect(await pendingUntil(id)).toBe(time.now + UPSTREAM_CANCEL_RETRY_MS);
 
     await t.gateway.scheduler.tick(); // backing off: not yet
     expect(s.stub.cancelTries).toEqual([job]);
-    now += 60_000;
+    time.now += 60_000;
     await t.gateway.scheduler.tick(); // still down
     expect(s.stub.cancelTries).toEqual([job, job]);
-    now += 60_000;
+    time.now += 60_000;
     await t.gateway.scheduler.tick();
     expect(s.stub.cancelled).toEqual([job]);
     expect(await pendingUntil(id)).toBeNull();
 
-    now += 60_000;
+    time.now += 60_000;
     await t.gateway.scheduler.tick();
     expect(s.stub.cancelTries).toEqual([job, job, job]);
     await expectCancelled(s, id);
@@ -62,7 +61,7 @@ describe('an upstream down when its task is cancelled', () => {
     s.stub.cancelAnswers.push('gone');
     await s.cancel(id);
     expect(await pendingUntil(id)).toBeNull();
-    now += 60_000;
+    time.now += 60_000;
     await t.gateway.scheduler.tick();
     expect(s.stub.cancelTries).toEqual([job]);
   });
@@ -74,7 +73,7 @@ describe('an upstream down when its task is cancelled', () => {
     const warn = vi.spyOn(t.gateway.logger, 'warn');
     try {
       for (let elapsed = 0; elapsed <= UPSTREAM_CANCEL_RETRY_MS; elapsed += 60_000) {
-        now += 60_000;
+        time.now += 60_000;
         await t.gateway.scheduler.tick();
       }
       expect(await pendingUntil(id)).toBeNull();
@@ -84,7 +83,7 @@ describe('an upstream down when its task is cancelled', () => {
     }
     const tries = s.stub.cancelTries.length;
     expect(tries).toBeGreaterThan(10); // backing off, capped at a minute
-    now += 60_000;
+    time.now += 60_000;
     await t.gateway.scheduler.tick();
     expect(s.stub.cancelTries).toHaveLength(tries);
     expect(s.stub.cancelTries.every((tried) => tried === job)).toBe(true);
@@ -93,11 +92,11 @@ describe('an upstream down when its task is cancelled', () => {
   it('a timeout whose upstream cancel fails is tried again the same way', async () => {
     const { s, id, job } = await submitted();
     s.stub.cancelAnswers.push('down');
-    now += 61_000; // past max_task_seconds
+    time.now += 61_000; // past max_task_seconds
     await t.gateway.scheduler.tick();
     await expectCancelled(s, id, 'timeout');
     expect(s.stub.cancelled).toEqual([]);
-    now += 60_000;
+    time.now += 60_000;
     await t.gateway.scheduler.tick();
     expect(s.stub.cancelled).toEqual([job]);
   });
@@ -112,7 +111,7 @@ describe('many pending cancels and an upstream that hangs', () => {
     for (let i = 0; i < 20; i++) ids.push((await calls.create()).id);
     s.stub.cancelAnswers.push(...Array<'down'>(20).fill('down'));
     for (const id of ids) await calls.cancel(id);
-    now += 60_000;
+    time.now += 60_000;
     const hang = new Gate();
     const cancelVideo = vi.spyOn(s.stub, 'cancelVideo').mockImplementation(async (_job, upstreamId) => {
       s.stub.cancelTries.push(upstreamId);
@@ -135,7 +134,7 @@ describe('many pending cancels and an upstream that hangs', () => {
 
 describe('a gateway stopped before the upstream cancel went out', () => {
   it('the next start cancels the job: the pending cancel was written with the end', async () => {
-    const first = await startTestGateway({ clock, background: false });
+    const first = await start();
     const { s, id, job } = await submitted(first);
     // The cancel's upstream call never returns: the process is stopped while it hangs.
     const hang = new Gate();
@@ -146,7 +145,7 @@ describe('a gateway stopped before the upstream cancel went out', () => {
     cancelVideo.mockRestore();
     await first.gateway.close();
 
-    const again = await startTestGateway({ clock, background: false, dataDir: first.dataDir });
+    const again = await start({ dataDir: first.dataDir });
     try {
       again.gateway.providers.register(s.stub);
       await again.gateway.scheduler.tick();
@@ -188,7 +187,7 @@ describe('the upstream job taken while the cancel was on its way', () => {
     const s = await setup();
     const slowCreation = new Gate();
     const { id, creating } = await createHeld(s, slowCreation);
-    now += 2_000; // past the creation's submit lease
+    time.now += 2_000; // past the creation's submit lease
     await t.gateway.scheduler.tick(); // resubmits: the job it gets back (the stub's first, "-1") is recorded
     slowCreation.open();
     await creating; // the creation's job ("-2") comes back to a task that already follows another
@@ -236,7 +235,7 @@ describe('a job the upstream lost, submitted again', () => {
     await cancelling; // the lost job's cancel goes through
     expect(await pendingUntil(id)).not.toBeNull();
 
-    now += 60_000;
+    time.now += 60_000;
     await t.gateway.scheduler.tick();
     expect(s.stub.cancelled).toEqual([second]);
     expect(s.stub.cancelTries).toEqual([second, second]);
@@ -247,7 +246,7 @@ describe('a job the upstream lost, submitted again', () => {
 
 describe('files an interrupted run left, swept at the next start', () => {
   it('partial downloads and renders, outputs of ended tasks, and references of creations that never committed go; what tasks need stays', async () => {
-    const g = await startTestGateway({ clock, background: false });
+    const g = await start();
     try {
       const done = await submitted(g);
       done.s.stub.upstream = 'completed';
