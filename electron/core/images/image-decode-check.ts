@@ -6,11 +6,9 @@
 import { invalid } from '../errors.js';
 import type { ReferenceImage } from '../providers/provider.js';
 
-let loading: Promise<typeof import('sharp')> | null = null;
-
 export async function checkImagesDecode(images: readonly ReferenceImage[]): Promise<void> {
   if (images.length === 0) return;
-  const { default: sharp } = await (loading ??= import('sharp'));
+  const { default: sharp } = await import('sharp'); // the module system keeps it after the first
   for (const image of images) {
     try {
       await sharp(image.bytes, { failOn: 'error' }).resize(64, 64, { fit: 'inside' }).raw().toBuffer();
