@@ -7,6 +7,7 @@ import { dailyTokenQuota, type LimitSettings } from './limits.js';
 import type { Principal } from './principal.js';
 import { RateLimiter, type RateState } from './rate-limiter.js';
 import type { UsageLedger, UsageRecord } from './usage-ledger.js';
+import { Tally } from '../tally.js';
 
 /** Refusals cost nothing, not even a window slot: a counted request ending with one of these made nothing. */
 export const REFUNDED_STATUSES: ReadonlySet<number> = new Set([400, 401, 402, 413, 429]);
@@ -29,7 +30,7 @@ export function rateHeaders(state: RateState): Record<string, string> {
 export class AccessGate {
   readonly limiter = new RateLimiter();
   /** Estimated tokens of quota-bound requests still running, per principal. */
-  private readonly tokensInFlight = new Map<string, number>();
+  private readonly tokensInFlight = new Tally();
 
   constructor(
     readonly settings: LimitSettings,
@@ -70,7 +71,7 @@ export class AccessGate {
     const quota = dailyTokenQuota(this.settings, principal.access);
     if (quota === null) return () => {};
     const now = this.clock.now();
-    const used = (await this.usage.tokensToday(principal.keyId, now)) + (this.tokensInFlight.get(principal.keyId) ?? 0);
+    const used = (await this.usage.tokensToday(principal.keyId, now)) + this.tokensInFlight.get(principal.keyId);
     if (used + tokens > quota) {
       const midnight = Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth(), new Date(now).getUTCDate() + 1);
       const seconds = Math.max(1, Math.ceil((midnight - now) / 1000));
@@ -81,14 +82,12 @@ export class AccessGate {
         { 'retry-after': String(seconds) },
       );
     }
-    this.tokensInFlight.set(principal.keyId, (this.tokensInFlight.get(principal.keyId) ?? 0) + tokens);
+    this.tokensInFlight.add(principal.keyId, tokens);
     let held = true;
     return () => {
       if (!held) return;
       held = false;
-      const left = this.tokensInFlight.get(principal.keyId)! - tokens;
-      if (left > 0) this.tokensInFlight.set(principal.keyId, left);
-      else this.tokensInFlight.delete(principal.keyId);
+      this.tokensInFlight.add(principal.keyId, -tokens);
     };
   }
 

@@ -4,6 +4,7 @@
 // small transaction, and a crash can never leave an image hold behind: it never moved money.
 // Every availability check of the process (video reserves included) subtracts these amounts.
 import type { HoldRow } from '../store/schema.js';
+import { Tally } from '../tally.js';
 
 export interface RequestHold {
   holdId: string;
@@ -16,13 +17,13 @@ export interface RequestHold {
 
 export class RequestHolds {
   private readonly byId = new Map<string, RequestHold>();
-  private readonly heldByAccount = new Map<string, number>();
+  private readonly heldByAccount = new Tally();
   /** Holds whose charge is waiting for its transaction: they end by that charge only. */
   private readonly charging = new Set<string>();
 
   add(hold: RequestHold): void {
     this.byId.set(hold.holdId, hold);
-    this.heldByAccount.set(hold.accountId, this.held(hold.accountId) + hold.amountNano);
+    this.heldByAccount.add(hold.accountId, hold.amountNano);
   }
 
   /** Marks a hold as being charged; false when it has ended or is being charged already. */
@@ -45,14 +46,12 @@ export class RequestHolds {
   take(hold: RequestHold): boolean {
     this.charging.delete(hold.holdId);
     if (!this.byId.delete(hold.holdId)) return false;
-    const left = this.held(hold.accountId) - hold.amountNano;
-    if (left === 0) this.heldByAccount.delete(hold.accountId);
-    else this.heldByAccount.set(hold.accountId, left);
+    this.heldByAccount.add(hold.accountId, -hold.amountNano);
     return true;
   }
 
   held(accountId: string): number {
-    return this.heldByAccount.get(accountId) ?? 0;
+    return this.heldByAccount.get(accountId);
   }
 
   /** The account's in-flight holds, shaped like database rows for listings. */
