@@ -301,4 +301,13 @@ describe('logs', () => {
     expect(line.fields.body).toContain('[REDACTED]');
     expect(JSON.stringify(u.logs)).not.toContain(u.openai.apiKey);
   });
+
+  it('never keep the head of a provider key that an upstream body echoes where the log cuts the body short', async () => {
+    const providerKey = u.openai.apiKey;
+    u.openai.inject('POST /v1/images/generations', { status: 500, body: `${'x'.repeat(1_995)}${providerKey} and more` });
+    await postJson(`${u.t.baseUrl}/images/generations`, { model: 'up-image', prompt: 'x', size: '256x256' }, key.token);
+    const line = u.logs.filter((l) => typeof l.fields.body === 'string' && (l.fields.body as string).startsWith('xxxxx')).at(-1)!;
+    expect(line.fields.body).toHaveLength(2_000);
+    expect(line.fields.body).not.toContain(providerKey.slice(0, 5));
+  });
 });

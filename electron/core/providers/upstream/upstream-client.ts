@@ -210,7 +210,10 @@ export class UpstreamClient {
 
   private logBody(request: UpstreamRequest, status: number, text: string, message: string): void {
     const secrets = this.secrets(); // read once: it walks every provider's stored key
-    this.logger.warn({ url: this.redact(request.url, secrets), status, body: this.redact(text.slice(0, 2000), secrets) }, message);
+    // Redacted before it is cut to length, so a key straddling the cut cannot leave its head behind.
+    const room = Math.max(0, ...secrets.map((secret) => secret.length));
+    const body = this.redact(text.slice(0, LOGGED_BODY_CHARS + room), secrets).slice(0, LOGGED_BODY_CHARS);
+    this.logger.warn({ url: this.redact(request.url, secrets), status, body }, message);
   }
 
   private redact(text: string, secrets: string[] = this.secrets()): string {
@@ -221,6 +224,8 @@ export class UpstreamClient {
 }
 
 const UTF8 = new TextDecoder();
+/** How much of an upstream body the log keeps. */
+const LOGGED_BODY_CHARS = 2000;
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 function redirectTarget(from: string, location: string): URL {
