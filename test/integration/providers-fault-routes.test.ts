@@ -2,7 +2,8 @@
 // OpenAI-style edit (multipart), an OpenAI-style video creation (/videos) and a fal queue
 // submission (video and image), each answered by a real emulator fault or a closed port. Every
 // row must give its status, code, `type` equal to the code and `param: null`, keep a 429's
-// Retry-After, never carry the upstream body, hold nothing and leave no task.
+// Retry-After, never carry the upstream body, hold nothing and leave no task; and the creation
+// is sent upstream once, never retried (a retry could create and bill twice).
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VideoTask } from '../../shared/api-types.js';
@@ -66,25 +67,30 @@ async function editOn(model: string): Promise<RawResponse> {
   return postForm(`${u.t.baseUrl}/images/edits`, form, key.token);
 }
 
-const routes: { name: string; inject: (fault: Fault) => void; send: () => Promise<RawResponse>; video: boolean }[] = [
-  { name: 'openai POST /images/edits', inject: (f) => u.openai.inject('POST /v1/images/edits', { ...f, times: 1 }), send: () => editOn('up-image'), video: false },
+const sent = (emulator: 'openai' | 'fal', route: string) => () => u[emulator].requests.filter((r) => r.route === route).length;
+
+const routes: { name: string; inject: (fault: Fault) => void; send: () => Promise<RawResponse>; video: boolean; creations: () => number }[] = [
+  { name: 'openai POST /images/edits', inject: (f) => u.openai.inject('POST /v1/images/edits', { ...f, times: 1 }), send: () => editOn('up-image'), video: false, creations: sent('openai', 'POST /v1/images/edits') },
   {
     name: 'openai POST /videos',
     inject: (f) => u.openai.inject('POST /v1/videos', { ...f, times: 1 }),
     send: () => postJson(`${u.t.baseUrl}/videos`, { model: 'up-video', prompt: 'x', seconds: 4, size: '1280x720' }, key.token),
     video: true,
+    creations: sent('openai', 'POST /v1/videos'),
   },
   {
     name: 'fal submit (video)',
     inject: (f) => u.fal.inject('POST submit', { ...f, times: 1 }),
     send: () => postJson(`${u.t.baseUrl}/videos`, { model: 'fal-video', prompt: 'x', seconds: 5 }, key.token),
     video: true,
+    creations: sent('fal', 'POST submit'),
   },
   {
     name: 'fal submit (image)',
     inject: (f) => u.fal.inject('POST submit', { ...f, times: 1 }),
     send: () => postJson(`${u.t.baseUrl}/images/generations`, { model: 'fal-image', prompt: 'x', size: '256x256' }, key.token),
     video: false,
+    creations: sent('fal', 'POST submit'),
   },
 ];
 
@@ -104,11 +110,13 @@ describe.each(routes)('$name', (route) => {
   it.each(rows)('%s -> %i %s, nothing held, no task left', async (_name, fault, status, code) => {
     const before = await u.t.gateway.billing.view(key.accountId);
     const tasks = await videoTaskCount();
+    const creations = route.creations();
     route.inject(fault);
     const response = await route.send();
     u.openai.clearFaults();
     u.fal.clearFaults();
     expectMapped(response, status, code);
+    expect(route.creations()).toBe(creations + 1);
     if (status === 429) expect(response.headers.get('retry-after')).toBe('6');
     expect(await u.t.gateway.billing.view(key.accountId)).toEqual(before);
     if (route.video) expect(await videoTaskCount()).toBe(tasks);
