@@ -13,7 +13,8 @@
 // so a client that builds URLs itself, even the documented way, gets 404 and fails.
 // With signedUrls, each returned URL also carries its own ?sig=, so none can be derived from
 // another (response_url + '/status' is a 404), as with queue partners that sign their URLs.
-// Guesses (not in the docs): response_url before completion -> 400 {detail: 'Request is still in
+// Guesses (not in the docs): a queue call on the documented layout for a request this queue never
+// issued is checked for the key first (401), then 404 NOT_FOUND; response_url before completion -> 400 {detail: 'Request is still in
 // progress'} (the message fal clients are seen to match on); cancel answers 202 / 400
 // ALREADY_COMPLETED / 404 NOT_FOUND; a cancelled request reads COMPLETED with `error` and its
 // result is 400; 401 bodies are {detail: string}; failed requests' status carries error/error_type.
@@ -149,6 +150,14 @@ export async function startFalEmulator(options: FalEmulatorOptions = {}): Promis
       if (action === 'cancel' && method === 'PUT') return { route: 'PUT cancel', handle: withJob('cancel', cancel) };
       if (action === undefined && method === 'GET') return { route: 'GET result', handle: withJob('result', result) };
       return undefined;
+    }
+    // The documented queue layout ({owner}/{app}/requests/{id}[/status|/cancel]) names no request
+    // here (this emulator hands out /q/ URLs), but like any queue call it needs the key first.
+    const at = segments.indexOf('requests');
+    const action = segments[at + 2];
+    if ((method === 'GET' || method === 'PUT') && at >= 2 && segments[at + 1] && segments.length <= at + 3 && (action === undefined || action === 'status' || action === 'cancel')) {
+      const id = segments[at + 1];
+      return { route: 'unknown', handle: () => json(404, { detail: `Request ${id} not found`, status: 'NOT_FOUND' }) };
     }
     if (method === 'POST' && segments.length >= 2) {
       const modelPath = segments.join('/');

@@ -1,22 +1,25 @@
-// mgw providers, as real child processes against a loopback OpenAI-compatible emulator: the exit
-// status scripts rely on, and the inputs `providers add` refuses with one line and status 2
+// mgw providers, as real child processes against loopback OpenAI-compatible and fal emulators: the
+// exit status scripts rely on, and the inputs `providers add` refuses with one line and status 2
 // (an existing id included: add never replaces).
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startOpenAIEmulator, type OpenAIEmulator } from '../emulators/index.js';
+import { startFalEmulator, startOpenAIEmulator, type FalEmulator, type OpenAIEmulator } from '../emulators/index.js';
 import { mgwAsync } from '../helpers/cli.js';
 import { tempDir } from '../helpers/gateway.js';
 
 let dataDir: string;
 let openai: OpenAIEmulator;
+let fal: FalEmulator;
 
 beforeAll(async () => {
   dataDir = tempDir('mgw-cli-providers-');
   openai = await startOpenAIEmulator();
+  fal = await startFalEmulator();
 });
 afterAll(async () => {
   await openai?.close();
+  await fal?.close();
   rmSync(dataDir, { recursive: true, force: true });
 });
 
@@ -43,6 +46,33 @@ describe('mgw providers test', () => {
   it('exits 1 when the upstream cannot be reached', async () => {
     expect((await run('providers', 'add', '--kind', 'openai', '--id', 'down', '--base-url', 'http://127.0.0.1:9/v1', '--api-key', 'x-key')).status).toBe(0);
     const result = await run('providers', 'test', 'down');
+    expect(result.stdout).toMatch(/^failed: /);
+    expect(result.status).toBe(1);
+  });
+});
+
+describe('mgw providers test on a fal queue (which lists no models)', () => {
+  it('exits 0 when the queue takes the key, asked for the status of a request that does not exist', async () => {
+    expect((await run('providers', 'add', '--kind', 'fal', '--id', 'fal-good', '--base-url', fal.baseUrl, '--api-key', fal.apiKey)).status).toBe(0);
+    const result = await run('providers', 'test', 'fal-good');
+    expect(result.stdout).toMatch(/^ok: Connected: the queue answers; the key was accepted\./);
+    expect(result.status).toBe(0);
+    const probe = fal.requests.at(-1)!;
+    expect(probe.path).toMatch(/^\/[^/]+\/[^/]+\/requests\/[^/]+\/status$/);
+    expect(probe.headers.authorization).toBe(`Key ${fal.apiKey}`);
+    expect(fal.jobs.size).toBe(0); // nothing was submitted: the test costs nothing
+  });
+
+  it('exits 1 when the queue refuses the key', async () => {
+    expect((await run('providers', 'add', '--kind', 'fal', '--id', 'fal-wrong', '--base-url', fal.baseUrl, '--api-key', 'wrong-id:wrong-secret')).status).toBe(0);
+    const result = await run('providers', 'test', 'fal-wrong');
+    expect(result.stdout).toMatch(/^failed: .*credentials/);
+    expect(result.status).toBe(1);
+  });
+
+  it('exits 1 when the queue cannot be reached', async () => {
+    expect((await run('providers', 'add', '--kind', 'fal', '--id', 'fal-down', '--base-url', 'http://127.0.0.1:9', '--api-key', 'x-key')).status).toBe(0);
+    const result = await run('providers', 'test', 'fal-down');
     expect(result.stdout).toMatch(/^failed: /);
     expect(result.status).toBe(1);
   });

@@ -1,6 +1,7 @@
 // Owner operations on upstream providers shared by the CLI and the studio: a connection test
 // and model discovery (price book for the models whose prices are known; the records themselves
 // when the upstream is a gateway like this one, whose model list carries prices and capabilities).
+import { randomUUID } from 'node:crypto';
 import type { ModelRecord } from '../../../shared/api-types.js';
 import type { CatalogService } from '../catalog/catalog-service.js';
 import { hasUnsafeSegment } from '../catalog/model-path.js';
@@ -31,7 +32,7 @@ export class ProviderAdmin {
     private readonly clock: Clock,
   ) {}
 
-  /** openai: lists its models with the key; fal (no listing endpoint): checks the queue answers. */
+  /** openai: lists its models with the key; fal (no listing endpoint): asks the queue with the key. */
   async check(id: string): Promise<ConnectionCheck> {
     const row = await this.configs.row(id);
     if (!row) throw new GatewayError('not_found', `No provider ${id}.`, 'id');
@@ -44,11 +45,7 @@ export class ProviderAdmin {
         if (keyCheck.refused) return { ok: false, message: keyCheck.refused, models: [] };
         return { ok: true, message: `Connected: ${models.length} models listed; ${keyCheck.note}`, models };
       }
-      await this.http.json({ method: 'GET', url: `${row.base_url}/`, headers: key ? { authorization: `Key ${key}` } : {}, timeoutMs: 10_000 }).catch((error: unknown) => {
-        // Any HTTP answer proves the queue is reachable; only unavailability is a failure.
-        if (error instanceof GatewayError && error.code === 'upstream_unavailable') throw error;
-      });
-      return { ok: true, message: 'Connected: the queue answers.', models: [] };
+      return await this.checkQueue(row.base_url, key);
     } catch (error) {
       return { ok: false, message: error instanceof GatewayError ? error.message : 'The provider could not be reached.', models: [] };
     }
@@ -93,6 +90,23 @@ export class ProviderAdmin {
       if (error instanceof UpstreamStatusError && (error.upstreamStatus === 401 || error.upstreamStatus === 403)) return { refused: error.message, note: '' };
       return { note: 'the key could not be checked (the upstream has no video task listing).' };
     }
+  }
+
+  /**
+   * A fal queue lists no models, and its root proves nothing about the key. The status of a
+   * request that does not exist, at the documented {base}/{app}/requests/{id}/status, costs
+   * nothing and needs the key: a 401 or 403 is a wrong key; any other answer (404 for the
+   * unknown request) is a queue that took it.
+   */
+  private async checkQueue(baseUrl: string, key: string | null): Promise<ConnectionCheck> {
+    const url = `${baseUrl}/fal-ai/flux/requests/${randomUUID()}/status`;
+    try {
+      await this.http.json({ method: 'GET', url, headers: key ? { authorization: `Key ${key}` } : {}, timeoutMs: 10_000 });
+    } catch (error) {
+      // A refused key (401/403) maps to upstream_unavailable, as does a queue that is down.
+      if (error instanceof GatewayError && error.code === 'upstream_unavailable') throw error;
+    }
+    return { ok: true, message: 'Connected: the queue answers; the key was accepted.', models: [] };
   }
 
   private async listModels(baseUrl: string, key: string | null): Promise<{ id: string; raw: Record<string, unknown> }[]> {
