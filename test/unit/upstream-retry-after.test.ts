@@ -1,7 +1,8 @@
 // How long an upstream asked the gateway to wait (Retry-After and retry-after-ms), as the
-// whole seconds of the Retry-After the gateway's own 429 carries.
+// whole seconds of the Retry-After the gateway's own 429 carries; and how long a failed status
+// poll waits before the next (that Retry-After, else exponential backoff with full jitter).
 import { describe, expect, it } from 'vitest';
-import { errorForStatus, retryAfterSeconds, upstreamRetryAfter } from '../../electron/core/providers/upstream/upstream-errors.js';
+import { errorForStatus, pollRetryDelayMs, retryAfterSeconds, unavailable, upstreamRetryAfter } from '../../electron/core/providers/upstream/upstream-errors.js';
 
 describe('retryAfterSeconds', () => {
   it('reads delta-seconds, rounding fractions up (the OpenAI SDKs read "1.5" as 1.5 s)', () => {
@@ -52,5 +53,27 @@ describe('upstreamRetryAfter', () => {
     expect(errorForStatus(429, upstreamRetryAfter(headers({ 'retry-after-ms': '1500' }))).headers).toEqual({ 'retry-after': '2' });
     expect(errorForStatus(429, '1.5').headers).toEqual({ 'retry-after': '2' });
     expect(errorForStatus(429, '0.02').headers).toEqual({ 'retry-after': '1' });
+  });
+});
+
+describe('pollRetryDelayMs', () => {
+  const samples = (failures: number) => Array.from({ length: 400 }, () => pollRetryDelayMs(unavailable('reset'), failures, 100, 5_000));
+
+  it("waits the upstream's Retry-After when its 429 named one", () => {
+    expect(pollRetryDelayMs(errorForStatus(429, '3'), 1, 100, 5_000)).toBe(3_000);
+    expect(pollRetryDelayMs(errorForStatus(429, '3'), 9, 100, 5_000)).toBe(3_000);
+  });
+
+  it('else backs off exponentially, capped, with full jitter (waits spread over the whole range)', () => {
+    for (const [failures, ceiling] of [[1, 200], [3, 800], [5, 3_200], [9, 5_000]] as const) {
+      const waits = samples(failures);
+      expect(Math.min(...waits)).toBeGreaterThanOrEqual(100);
+      expect(Math.max(...waits)).toBeLessThan(100 + ceiling);
+      // Full jitter: not one fixed wait, and both halves of the range are used.
+      expect(waits.some((w) => w < 100 + ceiling / 2)).toBe(true);
+      expect(waits.some((w) => w >= 100 + ceiling / 2)).toBe(true);
+    }
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    expect(mean(samples(4))).toBeGreaterThan(mean(samples(1)) * 3);
   });
 });
