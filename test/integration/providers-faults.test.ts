@@ -11,6 +11,7 @@ import { decodeB64 } from '../helpers/images.js';
 import { waitFor } from '../helpers/stub-video-provider.js';
 import { INVALID_ANSWERS_LIMIT } from '../../electron/core/videos/repeated-answers.js';
 import { startUpstreams, type UpstreamSetup } from '../helpers/upstreams.js';
+import { falImageFaultCases, openaiImageFaultCases, secretBody as sharedSecretBody } from '../helpers/upstream-fault-cases.js';
 
 const SECRET = 'sk-upstream-SECRET-4f9a';
 let u: UpstreamSetup;
@@ -26,32 +27,8 @@ afterEach(() => {
 });
 afterAll(() => u.close());
 
-const secretBody = (status: number) => JSON.stringify({ error: { message: `upstream says no; internal token ${SECRET}`, type: 'x', code: 'y' } }) + ` status ${status}`;
-const validPngButBad = JSON.stringify({ data: [{ b64_json: Buffer.from('GIF89a not an image at all').toString('base64') }] });
-
-/** A PNG head whose base64 needs '+' and '/', written with the URL-safe '-' and '_' instead. */
-const urlSafePng = Buffer.concat([Buffer.from('89504e470d0a1a0a0000000d4948445200000010000000100806000000', 'hex'), Buffer.from([0, 0xfb, 0xef, 0xff])]).toString('base64url');
-
-const imageCases: [string, Fault, number, string][] = [
-  ['400', { status: 400, body: secretBody(400) }, 400, 'upstream_bad_request'],
-  ['404', { status: 404, body: secretBody(404) }, 400, 'upstream_bad_request'],
-  ['422', { status: 422, body: secretBody(422) }, 400, 'upstream_bad_request'],
-  ['429', { status: 429, body: secretBody(429), headers: { 'retry-after': '7' } }, 429, 'upstream_rate_limited'],
-  ['401 (the owner key is wrong)', { status: 401, body: secretBody(401) }, 503, 'upstream_unavailable'],
-  ['403', { status: 403, body: secretBody(403) }, 503, 'upstream_unavailable'],
-  ['402 (the owner account upstream is out of credit)', { status: 402, body: secretBody(402) }, 503, 'upstream_unavailable'],
-  ['500', { status: 500, body: secretBody(500) }, 503, 'upstream_unavailable'],
-  ['503', { status: 503, body: secretBody(503) }, 503, 'upstream_unavailable'],
-  ['connection reset', { reset: true }, 503, 'upstream_unavailable'],
-  ['timeout', { latencyMs: 3_000 }, 503, 'upstream_unavailable'],
-  ['truncated body', { truncate: true }, 503, 'upstream_unavailable'],
-  ['malformed JSON', { body: `{"data": [ ${SECRET}` }, 502, 'upstream_invalid_response'],
-  ['no image', { body: JSON.stringify({ data: [], note: SECRET }) }, 502, 'upstream_invalid_response'],
-  ['missing data', { body: JSON.stringify({ created: 1, secret: SECRET }) }, 502, 'upstream_invalid_response'],
-  ['bad base64', { body: JSON.stringify({ data: [{ b64_json: `%%%${SECRET}%%%` }] }) }, 502, 'upstream_invalid_response'],
-  ['not a decodable image', { body: validPngButBad }, 502, 'upstream_invalid_response'],
-  ['URL-safe base64', { body: JSON.stringify({ data: [{ b64_json: urlSafePng }] }) }, 502, 'upstream_invalid_response'],
-];
+const secretBody = (status: number) => sharedSecretBody(SECRET, status);
+const imageCases = openaiImageFaultCases(SECRET);
 
 describe('openai image faults', () => {
   it.each(imageCases.map(([name, fault, status, code]) => [name, status, code, fault] as const))('%s -> %i %s, no upstream body, nothing charged', async (_name, status, code, fault) => {
@@ -86,18 +63,7 @@ describe('openai image faults', () => {
   });
 });
 
-const falCases: [string, string, Fault, number, string][] = [
-  ['submit 422', 'POST submit', { status: 422, body: secretBody(422) }, 400, 'upstream_bad_request'],
-  ['submit 500', 'POST submit', { status: 500, body: secretBody(500) }, 503, 'upstream_unavailable'],
-  ['submit reset', 'POST submit', { reset: true }, 503, 'upstream_unavailable'],
-  ['status malformed', 'GET status', { body: `not json ${SECRET}` }, 502, 'upstream_invalid_response'],
-  ['result without images', 'GET result', { body: JSON.stringify({ images: [], secret: SECRET }) }, 502, 'upstream_invalid_response'],
-  ['file is not an image', 'GET file', { body: `plain text ${SECRET}` }, 502, 'upstream_invalid_response'],
-  // The file a success named is gone or refused at its (CDN) URL: not a rejected request, not the provider key.
-  ['file 404', 'GET file', { status: 404, body: secretBody(404) }, 502, 'upstream_invalid_response'],
-  ['file 403 (an expired signed URL)', 'GET file', { status: 403, body: secretBody(403) }, 502, 'upstream_invalid_response'],
-  ['file 503', 'GET file', { status: 503, body: secretBody(503) }, 503, 'upstream_unavailable'],
-];
+const falCases = falImageFaultCases(SECRET);
 
 describe('fal faults', () => {
   it.each(falCases.map(([name, route, fault, status, code]) => [name, status, code, route, fault] as const))('%s -> %i %s', async (_name, status, code, route, fault) => {

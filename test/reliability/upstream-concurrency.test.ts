@@ -5,11 +5,12 @@
 // upstream_rate_limited, 502 upstream_invalid_response, 503 upstream_unavailable) in the standard
 // error body, no upstream body ever reaches a client, and once every task has ended each hold
 // ended exactly once, charges match what clients were told, and every account balances.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { VideoTask } from '../../shared/api-types.js';
 import type { Fault } from '../emulators/index.js';
 import { USD } from '../helpers/gateway.js';
-import { outcome, postJson, request, type RawResponse } from '../helpers/http.js';
+import { errorOf, outcome, postJson, request, type RawResponse } from '../helpers/http.js';
+import { falImageFaultCases, openaiImageFaultCases, type FaultCase } from '../helpers/upstream-fault-cases.js';
 import { ledgerProblems, PRICE_PER_SECOND_NANO, prng, seedFor, sleep, startReliabilityUpstreams, type ReliabilityUpstreams } from './support.js';
 
 const SEED = seedFor(9_001);
@@ -219,5 +220,92 @@ describe('a slow creation racing the scheduler', () => {
       upstreamJobsCreated: [...u.openai.videos.values()].filter((v) => v.prompt === 'slow refusal').length,
       balance: (await u.t.gateway.billing.view(key.accountId)).balance_usd,
     }).toEqual({ tasks: [], ledger: ['top_up', 'reserve', 'release'], upstreamJobsCreated: 0, balance: '10.00000000' });
+  });
+});
+
+/**
+ * The same fault on every one of N requests sent at once: each must get exactly the answer the
+ * providers issue maps that fault to (the mix above only checks answers are among the documented
+ * ones, so a fault answered with another fault's mapping would pass it). Faults hold until
+ * cleared, as in the one-at-a-time tests (test/integration/providers-faults.test.ts).
+ */
+describe('each upstream fault under concurrency gets exactly its mapped answer', () => {
+  const N = 12;
+  const openaiVideoCases: FaultCase[] = [
+    ['400', { status: 400, body: secretBody('400') }, 400, 'upstream_bad_request'],
+    ['422', { status: 422, body: secretBody('422') }, 400, 'upstream_bad_request'],
+    ['429', { status: 429, body: secretBody('429'), headers: { 'retry-after': '3' } }, 429, 'upstream_rate_limited'],
+    ['401', { status: 401, body: secretBody('401') }, 503, 'upstream_unavailable'],
+    ['500', { status: 500, body: secretBody('500') }, 503, 'upstream_unavailable'],
+    ['connection reset', { reset: true }, 503, 'upstream_unavailable'],
+    ['timeout', { latencyMs: 2_000 }, 503, 'upstream_unavailable'],
+    ['truncated body', { truncate: true }, 503, 'upstream_unavailable'],
+    ['malformed JSON', { body: `{"id": "${SECRET}` }, 502, 'upstream_invalid_response'],
+    ['no id', { body: JSON.stringify({ object: 'video', status: 'queued', note: SECRET }) }, 502, 'upstream_invalid_response'],
+  ];
+  const falVideoCases: FaultCase[] = [
+    ['422', { status: 422, body: secretBody('422') }, 400, 'upstream_bad_request'],
+    ['429', { status: 429, body: secretBody('429'), headers: { 'retry-after': '3' } }, 429, 'upstream_rate_limited'],
+    ['503', { status: 503, body: secretBody('503') }, 503, 'upstream_unavailable'],
+    ['connection reset', { reset: true }, 503, 'upstream_unavailable'],
+    ['malformed JSON', { body: `{"request_id": "${SECRET}` }, 502, 'upstream_invalid_response'],
+  ];
+
+  /** Where a case's requests go, and the emulator route its fault is put on. */
+  interface Target {
+    path: 'images/generations' | 'videos';
+    body: Record<string, unknown>;
+    emulator: 'openai' | 'fal';
+    route: string;
+  }
+  const image = (model: string) => ({ path: 'images/generations' as const, body: { model, size: '256x256' } });
+  const cases: [string, Target, Fault, number, string][] = [
+    ...openaiImageFaultCases(SECRET).map(([name, fault, status, code]): [string, Target, Fault, number, string] => [`openai image ${name}`, { ...image('up-image'), emulator: 'openai', route: 'POST /v1/images/generations' }, fault, status, code]),
+    ...falImageFaultCases(SECRET).map(([name, route, fault, status, code]): [string, Target, Fault, number, string] => [`fal image ${name}`, { ...image('fal-image'), emulator: 'fal', route }, fault, status, code]),
+    ...openaiVideoCases.map(([name, fault, status, code]): [string, Target, Fault, number, string] => [
+      `openai video creation ${name}`,
+      { path: 'videos', body: { model: 'up-video', seconds: 4, size: '1280x720' }, emulator: 'openai', route: 'POST /v1/videos' },
+      fault,
+      status,
+      code,
+    ]),
+    ...falVideoCases.map(([name, fault, status, code]): [string, Target, Fault, number, string] => [
+      `fal video creation ${name}`,
+      { path: 'videos', body: { model: 'fal-video', seconds: 5, size: '720p' }, emulator: 'fal', route: 'POST submit' },
+      fault,
+      status,
+      code,
+    ]),
+  ];
+
+  beforeAll(() => {
+    u.openai.clearFaults();
+    u.fal.clearFaults();
+  });
+  afterEach(() => {
+    u.openai.clearFaults();
+    u.fal.clearFaults();
+  });
+
+  it.each(cases)(`%s: ${N} at once, each gets the mapped answer, nothing charged, no task left`, { timeout: 30_000 }, async (name, target, fault, status, code) => {
+    const emulator = u[target.emulator];
+    const hits = () => emulator.requests.filter((r) => r.route === target.route).length;
+    const key = await u.t.key('balance', { balanceNano: 10 * USD });
+    const before = await u.t.gateway.billing.view(key.accountId);
+    const hitsBefore = hits();
+    emulator.inject(target.route, fault);
+    const responses = await Promise.all(Array.from({ length: N }, (_, i) => postJson(`${u.t.baseUrl}/${target.path}`, { ...target.body, prompt: `${name} ${i}` }, key.token)));
+    expect(responses.map(outcome)).toEqual(Array(N).fill(`${status} ${code}`));
+    // Every one of them met the fault upstream: the answers are the fault's, not a shortcut's.
+    expect(hits() - hitsBefore).toBeGreaterThanOrEqual(N);
+    for (const response of responses) {
+      expect(response.text).not.toContain(SECRET);
+      expect(response.text).not.toMatch(/upstream trouble|upstream says no/);
+      if (code === 'upstream_invalid_response') expect(errorOf(response)).toMatchObject({ type: code, param: null });
+      if (status === 429) expect(response.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
+    }
+    expect(await u.t.gateway.billing.activeHolds(key.accountId)).toEqual([]);
+    expect(await u.t.gateway.billing.view(key.accountId)).toEqual(before);
+    expect(await u.t.gateway.store.db.selectFrom('video_tasks').select('id').where('account_id', '=', key.accountId).execute()).toEqual([]);
   });
 });
