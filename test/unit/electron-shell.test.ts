@@ -40,6 +40,7 @@ process.env.MGW_DATA_DIR = mkdtempSync(join(tmpdir(), 'mgw-shell-'));
 process.env.MGW_LOG_LEVEL = 'silent';
 const { startShell, safeStorageSecrets } = await import('../../electron/main.js');
 const { rendererFile } = await import('../../electron/shell/app-protocols.js');
+const { ELECTRON_CSP } = await import('../../electron/shell/window-options.js');
 const { FileSecretStore, SharedDirSecretStore } = await import('../../electron/core/secret-store.js');
 const { createGateway } = await import('../../electron/core/gateway.js');
 
@@ -107,7 +108,18 @@ describe('the running shell', () => {
     expect(win.url).toBe('app://studio/index.html');
     expect(win.shown).toBe(true);
     const prefs = win.options.webPreferences as Record<string, unknown>;
-    expect(prefs).toMatchObject({ contextIsolation: true, sandbox: true, nodeIntegration: false, webviewTag: false, webSecurity: true });
+    // Every hardening flag, spelled out: Electron's defaults differ between versions, so none is left to them.
+    expect(prefs).toMatchObject({
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      nodeIntegrationInWorker: false,
+      nodeIntegrationInSubFrames: false,
+      webSecurity: true,
+      allowRunningInsecureContent: false,
+      webviewTag: false,
+    });
+    expect(Object.keys(prefs).filter((name) => /experimental|enableBlinkFeatures|enableRemoteModule|plugins/i.test(name))).toEqual([]);
     expect(String(prefs.preload)).toMatch(/preload\.cjs$/);
 
     const prevented = vi.fn();
@@ -158,8 +170,16 @@ describe('the running shell', () => {
   it('serves the renderer through app:// with the CSP, and refuses paths outside the build', async () => {
     await launch();
     const response = await fake.state.protocols.get('app')!(new Request('app://studio/index.html'));
-    expect(response.headers.get('content-security-policy')).toMatch(/default-src 'self'; script-src 'self'/);
+    expect(response.headers.get('content-security-policy')).toBe(ELECTRON_CSP);
     expect(response.headers.get('content-type')).toMatch(/^text\/html/);
+    // The built page's own scripts and styles carry the same policy.
+    const assets = [...(await response.text()).matchAll(/(?:src|href)="\.?\/?(assets\/[^"]+)"/g)].map((m) => m[1]!);
+    expect(assets.length).toBeGreaterThan(1);
+    for (const asset of assets) {
+      const served = await fake.state.protocols.get('app')!(new Request(`app://studio/${asset}`));
+      expect(served.status, asset).toBe(200);
+      expect(served.headers.get('content-security-policy'), asset).toBe(ELECTRON_CSP);
+    }
     expect((await fake.state.protocols.get('app')!(new Request('app://studio/assets/no-such-file.js'))).status).toBe(404);
     expect(rendererFile('app://studio/..%2F..%2Fpackage.json')).toBeNull();
     // Dot segments are resolved by the URL parser itself, so they stay inside the build.
