@@ -1,5 +1,5 @@
 // npm run bench: every benchmark in one run, side by side with its baseline where it has one.
-// Prints a table and writes bench/results/latest.json (plus a dated copy).
+// Prints a table and writes docs/PERFORMANCE.md and bench/results/latest.json (plus a dated copy).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
