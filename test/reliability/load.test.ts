@@ -46,7 +46,7 @@ const indexOfPrompt = (prompt: string) => Number(/^load task (\d+) /.exec(prompt
 let u: ReliabilityUpstreams;
 const keys: { id: string; token: string; accountId: string }[] = [];
 const created: { index: number; status: number; id?: string; text: string }[] = [];
-const run = { done: false, peakRssBytes: 0, startRssBytes: 0, samples: 0, inFlightAtOnce: 0, createMs: 0, drainMs: 0, totalMs: 0 };
+const run = { done: false, peakRssBytes: 0, startRssBytes: 0, samples: 0, inFlightAtOnce: 0, upstreamAtOnce: 0, createMs: 0, drainMs: 0, totalMs: 0 };
 
 beforeAll(async () => {
   u = await startReliabilityUpstreams({
@@ -130,6 +130,10 @@ describe(`load: ${TASKS} video tasks in flight at once (seed ${SEED})`, () => {
       });
       run.createMs = Date.now() - started;
       run.inFlightAtOnce = await activeCount();
+      // And upstream: every task already submitted, none finished (the emulators hold them all).
+      run.upstreamAtOnce =
+        [...u.openai.videos.values()].filter((task) => task.status === 'queued' || task.status === 'in_progress').length +
+        [...u.fal.jobs.values()].filter((job) => job.status !== 'COMPLETED').length;
 
       const releaser = release();
       const drainStarted = Date.now();
@@ -150,12 +154,13 @@ describe(`load: ${TASKS} video tasks in flight at once (seed ${SEED})`, () => {
       run.peakRssBytes = Math.max(run.peakRssBytes, process.memoryUsage().rss);
       run.totalMs = Date.now() - started;
       const peakMb = Math.round(run.peakRssBytes / 1024 / 1024);
-      console.log(`[reliability/load] ${TASKS} tasks (${plan.filter((p) => p.fail).length} set to fail upstream): created in ${run.createMs} ms, ${run.inFlightAtOnce} in flight at once, drained in ${run.drainMs} ms; peak RSS ${peakMb} MB (start ${Math.round(run.startRssBytes / 1024 / 1024)} MB, ${run.samples} samples every 250 ms)`);
+      console.log(`[reliability/load] ${TASKS} tasks (${plan.filter((p) => p.fail).length} set to fail upstream): created in ${run.createMs} ms, ${run.inFlightAtOnce} in flight at once (${run.upstreamAtOnce} running upstream), drained in ${run.drainMs} ms; peak RSS ${peakMb} MB (start ${Math.round(run.startRssBytes / 1024 / 1024)} MB, ${run.samples} samples every 250 ms)`);
       writeResult('load', {
         seed: SEED,
         tasks: TASKS,
         keys: KEYS,
         inFlightAtOnce: run.inFlightAtOnce,
+        upstreamAtOnce: run.upstreamAtOnce,
         createMs: run.createMs,
         drainMs: run.drainMs,
         totalMs: run.totalMs,
@@ -180,6 +185,7 @@ describe(`load: ${TASKS} video tasks in flight at once (seed ${SEED})`, () => {
     expect(refused.slice(0, 5), `${refused.length} creations were refused`).toEqual([]);
     expect(new Set(created.map((c) => c.id)).size).toBe(TASKS);
     expect(run.inFlightAtOnce).toBe(TASKS);
+    expect(run.upstreamAtOnce, 'upstream jobs running at once').toBe(TASKS);
   });
 
   it('no task was lost: each one ended, completed or failed exactly as the upstream decided', async () => {
