@@ -118,6 +118,8 @@ describe.each(routes)('$name', (route) => {
     expectMapped(response, status, code);
     expect(route.creations()).toBe(creations + 1);
     if (status === 429) expect(response.headers.get('retry-after')).toBe('6');
+    // The message says what happened: a connection made and then closed is not one never made.
+    if (fault.reset) expect(errorOf(response).message).toBe('The upstream provider is temporarily unavailable (it closed the connection before answering).');
     expect(await u.t.gateway.billing.view(key.accountId)).toEqual(before);
     if (route.video) expect(await videoTaskCount()).toBe(tasks);
   });
@@ -132,7 +134,9 @@ describe('a provider whose port refuses connections', () => {
   ])('%s -> 503 upstream_unavailable, nothing held, no task left', async (_name, send) => {
     const before = await u.t.gateway.billing.view(key.accountId);
     const tasks = await videoTaskCount();
-    expectMapped(await send(), 503, 'upstream_unavailable');
+    const response = await send();
+    expectMapped(response, 503, 'upstream_unavailable');
+    expect(errorOf(response).message).toBe('The upstream provider is temporarily unavailable (could not connect).');
     expect(await u.t.gateway.billing.view(key.accountId)).toEqual(before);
     expect(await videoTaskCount()).toBe(tasks);
   });

@@ -189,7 +189,7 @@ export class UpstreamClient {
         response = await send(url, { method: request.method, headers, ...(body !== undefined ? { body } : {}), dispatcher: agent, signal });
       } catch (error) {
         this.logger.warn({ url: this.redact(url), err: describe(error) }, 'upstream request failed');
-        throw unavailable(isTimeout(error) ? 'timed out' : 'could not connect');
+        throw unavailable(noAnswer(error));
       }
       if (response.statusCode >= 200 && response.statusCode < 300) return response;
       const location = headerOf(response.headers, 'location');
@@ -256,6 +256,17 @@ function errorTypeIn(text: string): string | null {
 function headerOf(headers: Dispatcher.ResponseData['headers'], name: string): string | null {
   const value = headers[name];
   return Array.isArray(value) ? (value[0] ?? null) : (value ?? null);
+}
+
+/** Socket errors of a connection that was made and then closed before any answer came. */
+const CLOSED_BEFORE_ANSWER = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
+
+/** Why a request got no answer at all, in the client's words. */
+function noAnswer(error: unknown): string {
+  if (isTimeout(error)) return 'timed out';
+  const { code, cause } = error as { code?: string; cause?: { code?: string } };
+  const closed = CLOSED_BEFORE_ANSWER.has(code ?? '') || CLOSED_BEFORE_ANSWER.has(cause?.code ?? '');
+  return closed ? 'it closed the connection before answering' : 'could not connect';
 }
 
 function isTimeout(error: unknown): boolean {
