@@ -9,11 +9,14 @@ import { GatewayError } from '../core/errors.js';
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 
 /** A Host header: a name or IPv4 address, or a bracketed IPv6 address, and an optional numeric port. */
-const HOST = /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::\d{1,5})?$/;
+const HOST = /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::(\d{1,5}))?$/;
 
 /** The hostname of a Host header without the port (brackets kept for IPv6), or null when malformed. */
 export function hostnameOf(host: string): string | null {
-  return HOST.exec(host.trim().toLowerCase())?.[1] ?? null;
+  const match = HOST.exec(host.trim().toLowerCase());
+  // Task output URLs are built from the Host: a port no URL can hold (99999) is malformed too.
+  if (!match || Number(match[2] ?? 0) > 65_535) return null;
+  return match[1]!;
 }
 
 /** Whether a Host header names loopback or one of the owner's allowed hosts. */

@@ -124,7 +124,7 @@ describe('DNS rebinding: the Host header', () => {
     }
   });
 
-  it.each(['localhost:80@evil.com', 'localhost:8787@evil.com', '[::1].evil.com', '[::1]evil.com', 'localhost:evil.com', '127.0.0.1:x'])(
+  it.each(['localhost:80@evil.com', 'localhost:8787@evil.com', '[::1].evil.com', '[::1]evil.com', 'localhost:evil.com', '127.0.0.1:x', 'localhost:65536', 'localhost:99999'])(
     'a Host that only starts like a loopback name (%j) is refused too',
     async (host) => {
       for (const door of DOORS) {
