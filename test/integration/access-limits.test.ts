@@ -251,6 +251,36 @@ describe('request windows', () => {
     expect(response.headers.get('x-ratelimit-limit-requests')).toBe('20');
   });
 
+  it('paid access meets the windows its owner set (config.json "limits"), each access type its own', async () => {
+    now = Date.parse('2026-11-24T08:00:00.000Z');
+    const own = await startTestGateway({ clock, background: false, limits: { requests: { pro: { perSecond: 3, perMinute: 4 }, balance: { perSecond: 2 } } } });
+    try {
+      const pro = await own.key('pro', { allowanceNano: 5 * USD });
+      const balance = await own.key('balance', { balanceNano: 5 * USD });
+      const call = (token: string) => postJson(`${own.baseUrl}/images/generations`, { model: 'local-image', prompt: 'a cat', size: '256x256' }, token);
+      const first = await call(pro.token);
+      expect(first.status).toBe(200);
+      expect(first.headers.get('x-ratelimit-limit-requests')).toBe('3');
+      for (let n = 2; n <= 3; n++) expect((await call(pro.token)).status, `pro request ${n} of the second`).toBe(200);
+      const second = await call(pro.token);
+      expect(second.status).toBe(429);
+      expect(errorOf(second).code).toBe('rate_limit_exceeded');
+      expect(second.headers.get('retry-after')).toBe('1');
+      now += 1_000;
+      expect((await call(pro.token)).status).toBe(200); // the minute's 4th
+      const minute = await call(pro.token);
+      expect(minute.status).toBe(429);
+      expect(Number(minute.headers.get('retry-after'))).toBe(59);
+      // balance keeps the default minute and hour but its own second.
+      for (let n = 1; n <= 2; n++) expect((await call(balance.token)).status, `balance request ${n}`).toBe(200);
+      const refused = await call(balance.token);
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('x-ratelimit-limit-requests')).toBe('2');
+    } finally {
+      await own.close();
+    }
+  });
+
   it('anonymous callers are told apart by client address', async () => {
     now = Date.parse('2026-11-23T09:00:00.000Z');
     // Linux routes all of 127.0.0.0/8 to loopback, so a request can come from 127.0.0.2 or .3.
