@@ -119,6 +119,22 @@ describe('POST /v1/images/generations rejections', () => {
     await t.gateway.catalog.remove('chat-only');
   });
 
+  it('refuses a selector even when the catalog holds a model of that name', async () => {
+    // Without such a model, a selector is refused as an unknown model anyway.
+    const record = structuredClone((await t.gateway.catalog.find('local-image'))!.record);
+    await t.gateway.catalog.put({ record: { ...record, id: 'pro' }, providerId: 'local', upstreamModel: 'local-image' });
+    try {
+      const before = await t.gateway.billing.view(paid.accountId);
+      const response = await postJson(url(), { ...base, model: 'pro', size: '256x256' }, paid.token);
+      expect(response.status).toBe(400);
+      expect(errorOf(response)).toMatchObject({ code: 'invalid_request', param: 'model' });
+      expect(errorOf(response).message).toMatch(/selector/);
+      expect(await t.gateway.billing.view(paid.accountId)).toEqual(before);
+    } finally {
+      await t.gateway.catalog.remove('pro');
+    }
+  });
+
   it('counts a prompt in characters, not UTF-16 units: 16,001 emoji are within 32,000', async () => {
     const emoji = await postJson(url(), { model: 'local-image', prompt: '\u{1F30A}'.repeat(16_001), size: '256x256' }, paid.token);
     expect(emoji.status).toBe(200);
