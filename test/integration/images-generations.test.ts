@@ -135,6 +135,24 @@ describe('POST /v1/images/generations rejections', () => {
     }
   });
 
+  it('a model that lists no supported_sizes still takes only WxH sizes', async () => {
+    // With a list, a malformed size is refused as unlisted anyway; without one, only the form check stands.
+    const record = structuredClone((await t.gateway.catalog.find('local-image'))!.record);
+    const { supported_sizes: _listed, ...capabilities } = record.capabilities;
+    await t.gateway.catalog.put({ record: { ...record, id: 'any-size', capabilities }, providerId: 'local', upstreamModel: 'local-image' });
+    try {
+      for (const size of ['256x256px', 'size 256x256', '0256x256']) {
+        const response = await postJson(url(), { ...base, model: 'any-size', size }, paid.token);
+        expect(response.status, size).toBe(400);
+        expect(errorOf(response)).toMatchObject({ code: 'invalid_request', param: 'size' });
+      }
+      const fine = await postJson(url(), { ...base, model: 'any-size', size: '320x200' }, paid.token);
+      expect(fine.status).toBe(200);
+    } finally {
+      await t.gateway.catalog.remove('any-size');
+    }
+  });
+
   it('counts a prompt in characters, not UTF-16 units: 16,001 emoji are within 32,000', async () => {
     const emoji = await postJson(url(), { model: 'local-image', prompt: '\u{1F30A}'.repeat(16_001), size: '256x256' }, paid.token);
     expect(emoji.status).toBe(200);
