@@ -13,6 +13,15 @@ describe('sniffImage', () => {
     expect(sniffImage(lossless)).toEqual({ mime: 'image/webp', width: 50, height: 40 });
   });
 
+  it('needs the whole PNG signature, not just an IHDR chunk where a PNG has one', async () => {
+    const png = await sharp({ create: { width: 9, height: 7, channels: 3, background: '#abc' } }).png().toBuffer();
+    for (const at of [0, 1, 4, 7]) {
+      const damaged = Buffer.from(png);
+      damaged[at] ^= 0x20;
+      expect(sniffImage(damaged), `byte ${at}`).toBeNull();
+    }
+  });
+
   it('rejects other content', () => {
     expect(sniffImage(Buffer.from('GIF89a......'))).toBeNull();
     expect(sniffImage(Buffer.from('\x89PNG\r\n\x1a\n'))).toBeNull();
