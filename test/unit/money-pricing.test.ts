@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ceilToCostGrid, formatUsd, parseUsd, usdToNano } from '../../electron/core/billing/money.js';
 import { MAX_USD_AMOUNT, USD_FORMAT_PROBLEM, USD_MAX_PROBLEM, usdAmountProblem } from '../../shared/usd-amount.js';
-import { tokenCostNano, tokensPerUnit } from '../../electron/core/billing/pricing.js';
+import { perSecondCostNano, tokenCostNano, tokensPerUnit } from '../../electron/core/billing/pricing.js';
 
 describe('money', () => {
   it('parses decimal USD exactly into nano-USD and rejects everything else', () => {
@@ -25,6 +25,16 @@ describe('money', () => {
     expect(ceilToCostGrid(10)).toBe(10);
     expect(ceilToCostGrid(11)).toBe(20);
     expect(usdToNano(0.1 + 0.2)).toBe(300_000_000);
+  });
+});
+
+describe('per-second pricing (video holds)', () => {
+  it('is seconds x price, rounded up to the cost grid, never down', () => {
+    expect(perSecondCostNano(0.05, 4)).toBe(200_000_000);
+    // 11 nano-USD a second for 3 s is 33 nano: held as 40 (0.00000004), not 30.
+    expect(perSecondCostNano(0.000000011, 3)).toBe(40);
+    expect(perSecondCostNano(0.000000011, 1)).toBe(20);
+    expect(perSecondCostNano(0.00000001, 7)).toBe(70);
   });
 });
 
