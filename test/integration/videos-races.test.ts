@@ -110,6 +110,26 @@ describe('the deadline passing during a download', () => {
   });
 });
 
+describe('an end arriving after the completion', () => {
+  it('a completed task stays completed and charged: a cancel or failure that read it active before its completion committed changes nothing', async () => {
+    const s = await setup();
+    const task = await s.create();
+    s.stub.upstream = 'completed';
+    await t.gateway.scheduler.tick();
+    expect(await s.get(task.id)).toMatchObject({ status: 'completed', cost_usd: '0.40000000' });
+
+    // What a cancel or a poll's failure does once it has read the task as active.
+    expect(await t.gateway.videoTasks.fail(task.id, 'failed', 'cancelled', 'The task was cancelled by its owner.', true)).toBeNull();
+    expect(await t.gateway.videoTasks.fail(task.id, 'timeout', 'timeout', 'late')).toBeNull();
+
+    expect(await s.get(task.id)).toMatchObject({ status: 'completed', error: null, cost_usd: '0.40000000' });
+    expect(await ledgerKinds(s.key.accountId)).toEqual(['top_up', 'reserve', 'consume']);
+    expect(outputsOf(task.id)).toEqual([`${task.id}.mp4`]);
+    expect((await s.content(task.id)).status).toBe(200);
+    await expectSettled(s.key.accountId);
+  });
+});
+
 describe('a cancel racing a submission (the task is queued, no upstream id yet)', () => {
   it("during the creation's own submission: cancelled and released, and the job the provider then took is cancelled upstream, never resubmitted", async () => {
     const s = await setup();
