@@ -219,6 +219,10 @@ describe('ownership and readiness', () => {
     const second = (await request(`${t.baseUrl}/videos?limit=2&after=${first.last_id}`, { headers: auth })).body as { data: VideoTask[]; has_more: boolean };
     expect(second.data.map((v) => v.id)).toEqual([ids[0]]);
     expect(second.has_more).toBe(false);
+    // A page that ends exactly at the last task has nothing more after it.
+    const whole = (await request(`${t.baseUrl}/videos?limit=3`, { headers: auth })).body as { data: VideoTask[]; has_more: boolean };
+    expect(whole.data.map((v) => v.id)).toEqual([ids[2], ids[1], ids[0]]);
+    expect(whole.has_more).toBe(false);
     const bad = await request(`${t.baseUrl}/videos?limit=1000`, { headers: auth });
     expect(errorOf(bad)).toMatchObject({ code: 'invalid_request', param: 'limit' });
     for (const id of ids) await completed(key.token, id);
