@@ -60,6 +60,8 @@ describe('POST /v1/videos JSON rejections', () => {
     ['image model', { ...base, model: 'local-image' }, 400, 'invalid_request', 'model'],
     ['unknown model', { ...base, model: 'nope' }, 400, 'invalid_request', 'model'],
     ['selector', { ...base, model: 'default' }, 400, 'invalid_request', 'model'],
+    ['client_request_id empty', { ...base, client_request_id: '' }, 400, 'invalid_request', 'client_request_id'],
+    ['client_request_id over 200 characters', { ...base, client_request_id: 'c'.repeat(201) }, 400, 'invalid_request', 'client_request_id'],
   ];
   it.each(cases.map(([name, body, status, code, param]) => [name, status, code, param, body] as const))('%s -> %i %s (%s)', async (_name, status, code, param, body) => {
     const response = await unchanged(() => postJson(url(), body, key.token));
