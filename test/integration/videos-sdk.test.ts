@@ -166,6 +166,15 @@ describe('videos with raw JSON', () => {
     const tail = await fetch(url, { headers: { ...auth, range: 'bytes=-50' } });
     expect(Buffer.from(await tail.arrayBuffer()).equals(bytes.subarray(bytes.length - 50))).toBe(true);
 
+    // Only the video itself is served (no thumbnail or spritesheet variants).
+    const video = await fetch(`${url}?variant=video`, { headers: auth });
+    expect(Buffer.from(await video.arrayBuffer()).equals(bytes)).toBe(true);
+    for (const variant of ['thumbnail', 'spritesheet']) {
+      const other = await request(`${url}?variant=${variant}`, { headers: auth });
+      expect(other.status).toBe(400);
+      expect(errorOf(other)).toMatchObject({ code: 'invalid_request', param: 'variant' });
+    }
+
     const outside = await request(url, { headers: { ...auth, range: `bytes=${bytes.length + 10}-` } });
     expect(outside.status).toBe(416);
     expect(errorOf(outside).code).toBe('range_not_satisfiable');
