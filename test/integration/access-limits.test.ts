@@ -90,6 +90,29 @@ describe('who pays: pro allowance, then balance; the period renews', () => {
   });
 });
 
+describe("who pays: the owner's billing period", () => {
+  it('billingPeriodDays sets when the allowance renews: not a day before it, at once after it', async () => {
+    const own = await startTestGateway({ clock, background: false, limits: { billingPeriodDays: 7 } });
+    try {
+      const record = (await own.gateway.catalog.find('local-image-pro'))!.record;
+      const minimum = Math.round(record.pricing.minimum_request_price_usd! * USD);
+      const key = await own.key('pro', { allowanceNano: minimum });
+      const call = () => postJson(`${own.baseUrl}/images/generations`, { model: 'local-image-pro', prompt: 'a cat', size: '256x256' }, key.token);
+      tick();
+      expect((await call()).status).toBe(200);
+      expect((await own.gateway.billing.view(key.accountId)).allowance_remaining_usd).toBe('0.00000000');
+      now += 7 * 86_400_000 - 2_000; // just before the 7th day ends
+      expect((await own.gateway.billing.view(key.accountId)).allowance_remaining_usd).toBe('0.00000000');
+      expect((await call()).status).toBe(402);
+      now += 2_000;
+      expect((await own.gateway.billing.view(key.accountId)).allowance_remaining_usd).toBe('0.01000000');
+      expect((await call()).status).toBe(200);
+    } finally {
+      await own.close();
+    }
+  });
+});
+
 describe('who pays: a balance key pays from its balance only', () => {
   it('an allowance left from pro access (or given at creation) is not spent once the key has balance access; back on pro it is', async () => {
     const record = (await t.gateway.catalog.find('local-image-pro'))!.record;
