@@ -269,9 +269,19 @@ describe('request windows', () => {
     } finally {
       await own.close();
     }
-    const paid = await t.key('balance', { balanceNano: USD });
-    const response = await gen(paid.token);
-    expect(response.headers.get('x-ratelimit-limit-requests')).toBe('20');
+    // Pro and topped-up keys alike: 20 a second (README's access table), the 21st waits.
+    for (const access of ['pro', 'balance'] as const) {
+      now = Date.parse('2026-11-23T08:30:00.000Z');
+      const paid = await t.key(access, access === 'pro' ? { allowanceNano: USD } : { balanceNano: USD });
+      for (let i = 0; i < 20; i++) {
+        const response = await gen(paid.token);
+        expect(response.status, `${access} request ${i + 1}`).toBe(200);
+        expect(response.headers.get('x-ratelimit-limit-requests')).toBe('20');
+      }
+      const over = await gen(paid.token);
+      expect(over.status, `${access} request 21`).toBe(429);
+      expect(over.headers.get('retry-after')).toBe('1');
+    }
   });
 
   it('paid access meets the windows its owner set (config.json "limits"), each access type its own', async () => {
