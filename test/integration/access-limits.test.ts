@@ -67,6 +67,23 @@ describe('access type x tier x usage_based_only', () => {
   });
 });
 
+describe("the owner changes a key's access", () => {
+  it('the next request of its token acts with the new access (a verified token is not remembered with the old one)', async () => {
+    const key = await t.key('balance', { balanceNano: USD });
+    tick();
+    expect((await gen(key.token, 'pro-open')).status).toBe(200);
+    await t.gateway.keys.update(key.id, { access: 'free' });
+    tick();
+    const refused = await gen(key.token, 'pro-open');
+    expect(refused.status).toBe(402);
+    expect(errorOf(refused).message).toMatch(/Pro subscription or a topped-up balance/);
+    expect(refused.headers.get('x-ratelimit-limit-requests')).toBe('2');
+    await t.gateway.keys.update(key.id, { access: 'balance' });
+    tick();
+    expect((await gen(key.token, 'pro-open')).status).toBe(200);
+  });
+});
+
 describe('who pays: pro allowance, then balance; the period renews', () => {
   it('rolls over from allowance into balance, then 402; a new period renews the allowance', async () => {
     const record = (await t.gateway.catalog.find('local-image-pro'))!.record;
