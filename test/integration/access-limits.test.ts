@@ -7,6 +7,7 @@ import type { ModelRecord } from '../../shared/api-types.js';
 import { startTestGateway, USD, type TestGateway } from '../helpers/gateway.js';
 import { errorOf, postForm, postJson, request, type RawResponse } from '../helpers/http.js';
 import { makeImage } from '../helpers/images.js';
+import { startOpenAIEmulator } from '../emulators/index.js';
 
 let now = Date.parse('2026-11-21T10:00:00.000Z');
 const clock = { now: () => now };
@@ -198,6 +199,27 @@ describe('daily token quota (UTC day)', () => {
     expect(Number(refused!.headers.get('retry-after'))).toBe(Math.ceil((midnight - now) / 1000));
     now = midnight + 1_000;
     expect((await gen(key.token)).status).toBe(200);
+  });
+
+  it('a request that fails upstream gives its held tokens back: it used none of the quota', async () => {
+    const upstream = await startOpenAIEmulator();
+    try {
+      await t.gateway.providerConfigs.add({ id: 'quota-up', kind: 'openai', baseUrl: upstream.baseUrl, apiKey: upstream.apiKey });
+      const base = (await t.gateway.catalog.find('local-image'))!.record;
+      await t.gateway.catalog.put({ record: { ...base, id: 'quota-up-image', owned_by: 'quota-up' }, providerId: 'quota-up', upstreamModel: 'gpt-image-1' });
+      const key = await t.key('free');
+      // 1536x1024 holds 1,538 of the 3,000 tokens while it runs: two held at once do not fit.
+      const wide = () => postJson(url(), { model: 'quota-up-image', prompt: 'a cat', size: '1536x1024' }, key.token);
+      upstream.inject('POST /v1/images/generations', { status: 400, times: 1 });
+      tick();
+      const failed = await wide();
+      expect({ status: failed.status, code: errorOf(failed).code }).toEqual({ status: 400, code: 'upstream_bad_request' });
+      expect(await t.gateway.access.usage.tokensToday(key.id, now)).toBe(0);
+      tick();
+      expect((await wide()).status).toBe(200);
+    } finally {
+      await upstream.close();
+    }
   });
 
   it('counts the tokens of requests still in flight: concurrent requests cannot pass the quota together', async () => {
