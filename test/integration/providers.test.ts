@@ -50,6 +50,19 @@ describe('openai-kind provider', () => {
     expect((response.body as { usage: { cost_usd: string } }).usage.cost_usd).toBe('0.01400000');
   });
 
+  it("cached input tokens count in the key's usage and daily tokens as the input tokens they are", async () => {
+    const own = await u.t.key('balance', { balanceNano: USD });
+    const b64 = (await makeImage(64, 64)).toString('base64');
+    const usage = { total_tokens: 1100, input_tokens: 1000, output_tokens: 100, input_tokens_details: { text_tokens: 1000, image_tokens: 0, cached_tokens: 800 } };
+    u.openai.inject('POST /v1/images/generations', { body: JSON.stringify({ created: 1, data: [{ b64_json: b64 }], usage }), times: 1 });
+    const response = await postJson(`${u.t.baseUrl}/images/generations`, { model: 'up-image', prompt: 'x', size: '1024x1024' }, own.token);
+    expect(response.status).toBe(200);
+    const { keyUsage } = await import('../../electron/core/access/key-usage.js');
+    const counted = await keyUsage(u.t.gateway, own.id);
+    expect(counted.totals).toMatchObject({ requests: 1, input_tokens: 1000, output_tokens: 100, spend_usd: '0.01400000' });
+    expect(counted.tokens_today).toBe(1100);
+  });
+
   it("a record's minimum_cache_tokens is the floor of the cache tokens an upstream reports (0 included), and only then", async () => {
     const base = structuredClone((await u.t.gateway.catalog.find('up-image'))!.record);
     await u.t.gateway.catalog.put({ record: { ...base, id: 'up-image-cache', pricing: { ...base.pricing, minimum_cache_tokens: 500 } }, providerId: 'up', upstreamModel: 'gpt-image-1' });
