@@ -269,6 +269,26 @@ describe('mgw keys and balance', () => {
     rmSync(home, { recursive: true, force: true });
   });
 
+  it("serve applies config.json's allowAnonymous and limits: a request without a token acts as anonymous, within the owner's windows", async () => {
+    const dir = tempDir('mgw-anonymous-');
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ allowAnonymous: true, limits: { requests: { anonymous: { perSecond: 3 } } } }));
+    const anonymous = await serve(['--data-dir', dir]);
+    try {
+      const response = await postJson(`${anonymous.baseUrl}/images/generations`, { model: 'local-image', prompt: 'x', size: '256x256' }, undefined);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('x-ratelimit-limit-requests')).toBe('3');
+      const pro = await postJson(`${anonymous.baseUrl}/images/generations`, { model: 'local-image-pro', prompt: 'x', size: '256x256' }, undefined);
+      expect(pro.status).toBe(402);
+    } finally {
+      await anonymous.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+    // Without the setting, the same request is refused (the default, checked in the shared server).
+    const refused = await postJson(`${server.baseUrl}/images/generations`, { model: 'local-image', prompt: 'x', size: '256x256' }, undefined);
+    expect(refused.status).toBe(401);
+    expect(errorOf(refused).code).toBe('missing_api_key');
+  });
+
   it('an empty --host is a usage error: Node would bind it on every interface', async () => {
     const dir = tempDir('mgw-host-');
     const result = await mgwAsync(['serve', '--port', '0', '--host', '', '--data-dir', dir]);
