@@ -1,7 +1,7 @@
 // The studio door over HTTP (headless mode): owner-token guard, session cookie, the handler
 // map through POST /studio/api/<method>, server-sent events, media with ranges, and the
 // studio page with its CSP. The same dispatch serves IPC in Electron.
-import { writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,7 +9,7 @@ import { STUDIO_METHODS, type StudioVideo } from '../../shared/studio-contract.j
 import { createStudio, type Studio } from '../../electron/core/studio/studio.js';
 import { loadStudioToken } from '../../electron/core/studio/studio-token.js';
 import { startHttpServer, type RunningServer } from '../../electron/http/server.js';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { startTestGateway, tempDir, type TestGateway } from '../helpers/gateway.js';
 import { errorOf, request } from '../helpers/http.js';
 import { makeImage } from '../helpers/images.js';
 import { readMp4 } from '../helpers/mp4.js';
@@ -90,6 +90,27 @@ describe('studio API guard', () => {
     expect(errorOf(bad)).toMatchObject({ code: 'invalid_request', param: 'prompt' });
     const extra = await call('keys.create', { access: 'free', admin: true });
     expect(errorOf(extra).code).toBe('invalid_request');
+  });
+});
+
+describe('the owner token file', () => {
+  it('is <data dir>/studio-token, mode 0600 (README), kept across starts; an unusable one is replaced, owner-only too', () => {
+    const dir = tempDir('mgw-studio-token-');
+    try {
+      const file = join(dir, 'studio-token');
+      const first = loadStudioToken(dir);
+      expect(first).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect(readFileSync(file, 'utf8').trim()).toBe(first);
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      expect(loadStudioToken(dir)).toBe(first);
+      writeFileSync(file, 'short\n', { mode: 0o644 });
+      chmodSync(file, 0o644);
+      const replaced = loadStudioToken(dir);
+      expect(replaced).not.toBe(first);
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
