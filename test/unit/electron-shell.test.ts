@@ -122,9 +122,12 @@ describe('the running shell', () => {
     expect(Object.keys(prefs).filter((name) => /experimental|enableBlinkFeatures|enableRemoteModule|plugins/i.test(name))).toEqual([]);
     expect(String(prefs.preload)).toMatch(/preload\.cjs$/);
 
-    const prevented = vi.fn();
-    win.webContents.emit('will-navigate', { preventDefault: prevented }, 'https://evil.example.com');
-    expect(prevented).toHaveBeenCalled();
+    // Navigation, a server redirect of the page and an attached <webview> are each refused.
+    for (const event of ['will-navigate', 'will-redirect', 'will-attach-webview']) {
+      const prevented = vi.fn();
+      win.webContents.emit(event, { preventDefault: prevented }, 'https://evil.example.com');
+      expect(prevented, event).toHaveBeenCalled();
+    }
     expect(win.webContents.openHandler!({ url: 'https://evil.example.com' } as never)).toEqual({ action: 'deny' });
   });
 
