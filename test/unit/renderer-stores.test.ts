@@ -383,6 +383,89 @@ describe('keys store', () => {
   });
 });
 
+const balanceView = (account: string, usd: string) => ({
+  account_id: account,
+  access: 'balance' as const,
+  balance_usd: usd,
+  allowance_remaining_usd: '0.00000000',
+  holds_usd: '0.00000000',
+  available_usd: usd,
+});
+
+describe('keys store actions', () => {
+  const row = (revoked: boolean, usd: string) => ({
+    id: 'key_1',
+    label: 'ci',
+    access: 'balance' as const,
+    account_id: 'acct_1',
+    token_hint: 'mgw_key_1…',
+    created_at: '2026-01-01T00:00:00Z',
+    revoked_at: revoked ? '2026-01-02T00:00:00Z' : null,
+    balance: balanceView('acct_1', usd),
+  });
+
+  it('revoke and top-up send the key id and amount, then show the list as it now is', async () => {
+    const client = createFakeClient();
+    const { keys } = createStudioStores(client, { theme: 'light' });
+    let current = row(false, '1.00000000');
+    client.handle('system.info', () => ({ version: '0.1.0', api_base_url: null, data_dir: '/tmp/x', owner_key_id: 'key_owner' }));
+    client.handle('keys.list', () => ({ keys: [current] }));
+    client.handle('keys.topUp', (input) => {
+      current = row(false, '3.50000000');
+      return { balance: balanceView('acct_1', input.usd === '2.5' ? '3.50000000' : 'wrong') };
+    });
+    client.handle('keys.revoke', ({ id }) => {
+      current = row(true, '3.50000000');
+      return { key: { ...current, id } };
+    });
+    await keys.getState().load();
+
+    expect(await keys.getState().topUp('key_1', '2.5')).toBe(true);
+    expect(client.calls.at(-2)).toEqual({ method: 'keys.topUp', input: { id: 'key_1', usd: '2.5' } });
+    expect(keys.getState().keys[0]!.balance.balance_usd).toBe('3.50000000');
+
+    expect(await keys.getState().revoke('key_1')).toBe(true);
+    expect(client.calls.at(-2)).toEqual({ method: 'keys.revoke', input: { id: 'key_1' } });
+    expect(keys.getState().keys[0]!.revoked_at).not.toBeNull();
+    expect(keys.getState().actionError).toBeNull();
+  });
+
+  it('a refused revoke or top-up is shown as "code: message" on its key', async () => {
+    const client = createFakeClient();
+    const { keys } = createStudioStores(client, { theme: 'light' });
+    client.handle('keys.topUp', () => {
+      throw new StudioError('invalid_request', 'A top-up must be a positive amount.', 'amount', 400);
+    });
+    expect(await keys.getState().topUp('key_1', '0')).toBe(false);
+    expect(keys.getState().actionError).toEqual({ id: 'key_1', message: 'invalid_request: A top-up must be a positive amount.' });
+  });
+});
+
+describe('billing store', () => {
+  it('a top-up sends the amount and shows the new balance as soon as it is answered, then reloads the ledger', async () => {
+    const client = createFakeClient();
+    const { billing } = createStudioStores(client, { theme: 'light' });
+    let release: () => void = () => {};
+    let summaries = 0;
+    client.handle('billing.summary', async () => {
+      summaries += 1;
+      // The reload after the top-up waits: what shows meanwhile is the top-up's own answer.
+      if (summaries > 1) await new Promise<void>((resolve) => (release = resolve));
+      return { balance: balanceView('acct_owner', summaries > 1 ? '12.50000000' : '10.00000000'), holds: [], ledger: [], spend_by_day: [] };
+    });
+    client.handle('billing.topUp', ({ usd }) => ({ balance: balanceView('acct_owner', usd === '2.5' ? '12.50000000' : 'wrong') }));
+    await billing.getState().load();
+
+    expect(await billing.getState().topUp('2.5')).toBe(true);
+    expect(client.calls.find((c) => c.method === 'billing.topUp')!.input).toEqual({ usd: '2.5' });
+    expect(billing.getState().summary!.balance.balance_usd).toBe('12.50000000');
+    expect(billing.getState().toppingUp).toBe(false);
+    expect(client.countCalls('billing.summary')).toBe(2);
+    release();
+    await flush();
+  });
+});
+
 describe('ui store', () => {
   it('follows the system theme until the user toggles it', () => {
     const { ui } = createStudioStores(createFakeClient(), { theme: 'light' });
