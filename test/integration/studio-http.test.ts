@@ -5,7 +5,7 @@ import { chmodSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:f
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { STUDIO_METHODS, type StudioVideo } from '../../shared/studio-contract.js';
+import { STUDIO_METHODS, type StudioInput, type StudioMethod, type StudioVideo } from '../../shared/studio-contract.js';
 import { createStudio, type Studio } from '../../electron/core/studio/studio.js';
 import { loadStudioToken } from '../../electron/core/studio/studio-token.js';
 import { startHttpServer, type RunningServer } from '../../electron/http/server.js';
@@ -90,6 +90,43 @@ describe('studio API guard', () => {
     expect(errorOf(bad)).toMatchObject({ code: 'invalid_request', param: 'prompt' });
     const extra = await call('keys.create', { access: 'free', admin: true });
     expect(errorOf(extra).code).toBe('invalid_request');
+  });
+
+  it('every method refuses a field it does not know, on an otherwise valid input, before doing anything', async () => {
+    const valid: { [M in StudioMethod]: StudioInput<M> } = {
+      'system.info': {},
+      'catalog.list': {},
+      'catalog.remove': { id: 'local-image' },
+      'images.generate': { model: 'local-image', prompt: 'x', size: '256x256' },
+      'images.edit': { model: 'local-image', prompt: 'x', images: [] },
+      'gallery.list': {},
+      'gallery.delete': { id: 'img_aaaaaaaaaaaaaaaa' },
+      'videos.quote': { model: 'local-video', seconds: 2, request_type: 'text-to-video' },
+      'videos.create': { model: 'local-video', prompt: 'x', seconds: 2 },
+      'videos.list': {},
+      'videos.cancel': { id: 'video_aaaaaaaaaaaaaaaaaaaa' },
+      'billing.summary': {},
+      'billing.topUp': { usd: '1' },
+      'keys.list': {},
+      'keys.create': { access: 'free' },
+      'keys.revoke': { id: 'key_aaaaaaaaaaaa' },
+      'keys.topUp': { id: 'key_aaaaaaaaaaaa', usd: '1' },
+      'keys.update': { id: 'key_aaaaaaaaaaaa', access: 'pro' },
+      'keys.usage': { id: 'key_aaaaaaaaaaaa' },
+      'activity.list': {},
+      'providers.list': {},
+      'providers.add': { id: 'extra-field', kind: 'openai', base_url: 'http://127.0.0.1:9/v1', api_key: 'sk-x' },
+      'providers.update': { id: 'extra-field' },
+      'providers.remove': { id: 'extra-field' },
+      'providers.test': { id: 'extra-field' },
+      'providers.discover': { id: 'extra-field' },
+    };
+    expect(Object.keys(valid).sort()).toEqual([...STUDIO_METHODS].sort());
+    for (const method of STUDIO_METHODS) {
+      const refused = await call(method, { ...valid[method], unexpected: true });
+      expect(refused.status, method).toBe(400);
+      expect(errorOf(refused).code, method).toBe('invalid_request');
+    }
   });
 });
 
