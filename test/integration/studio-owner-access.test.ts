@@ -1,6 +1,6 @@
 // The studio acts as its owner key: when that key's access changes while the studio runs
 // (`mgw keys update <owner> --access ...`, from another process or this one), studio requests
-// follow it at once, as /v1 requests with that key would.
+// follow it at once, as /v1 requests with that key would; its creations spend its request windows.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStudio, type Studio } from '../../electron/core/studio/studio.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
@@ -36,6 +36,30 @@ describe('the studio owner key access', () => {
     await t.gateway.keys.update(ownerKey, { access: 'balance' });
     const paid = (await generate('local-image-pro')) as { item: { cost_usd: string } };
     expect(Number(paid.item.cost_usd)).toBeGreaterThan(0);
+  });
+});
+
+describe("studio creations count against the owner's request windows", () => {
+  it('images and videos spend a slot as over HTTP; the one over the window is refused 429 with Retry-After; reads spend none', async () => {
+    const clock = { now: () => Date.parse('2026-11-21T10:00:00.000Z') }; // one second throughout
+    const g = await startTestGateway({ background: false, clock, limits: { requests: { balance: { perSecond: 3 } } } });
+    const s = await createStudio(g.gateway, { version: 'test' });
+    try {
+      await s.dispatch('billing.summary', {});
+      await s.dispatch('gallery.list', {});
+      await s.dispatch('images.generate', { model: 'local-image', prompt: 'a lantern', size: '256x256' });
+      await s.dispatch('videos.create', { model: 'local-video', prompt: 'a lantern', seconds: 2 });
+      await s.dispatch('images.generate', { model: 'local-image', prompt: 'a lantern', size: '256x256' });
+      await expect(s.dispatch('images.generate', { model: 'local-image', prompt: 'a lantern', size: '256x256' })).rejects.toMatchObject({
+        status: 429,
+        code: 'rate_limit_exceeded',
+        headers: expect.objectContaining({ 'retry-after': '1' }),
+      });
+      expect(g.gateway.access.peek(s.context.owner).remaining).toBe(0);
+    } finally {
+      s.dispose();
+      await g.close();
+    }
   });
 });
 
