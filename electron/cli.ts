@@ -73,10 +73,12 @@ const isHelpFlag = (arg: string): boolean => arg === '--help' || arg === '-h';
  */
 function commandHelp(command: string, sub: string | undefined): string {
   const lines = HELP.split('\n').filter((line) => line.startsWith(`  mgw ${command} `) || line === `  mgw ${command}`);
-  const shown = sub && !sub.startsWith('-') ? lines.filter((line) => line.startsWith(`  mgw ${command} ${sub} `) || line === `  mgw ${command} ${sub}`) : lines;
+  const name = commandName(command, sub);
+  const shown = name === command ? lines : lines.filter((line) => line.startsWith(`  mgw ${name} `) || line === `  mgw ${name}`);
   return shown.length > 0 ? `${shown.map((line) => line.trimStart()).join('\n')}\n` : '';
 }
 
+/** "keys create", or "keys" when what follows the command is an option or nothing. */
 const commandName = (command: string, sub: string | undefined): string => (sub && !sub.startsWith('-') ? `${command} ${sub}` : command);
 
 export async function main(argv: string[]): Promise<number> {
