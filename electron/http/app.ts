@@ -9,6 +9,7 @@ import { ensureAnonymousAccount } from '../core/access/anonymous.js';
 import { installActivityHook } from './activity-hook.js';
 import { installRateRefunds } from './auth.js';
 import { installContentEncodingGuard } from './content-encoding.js';
+import { installEmptyBodies } from './empty-bodies.js';
 import { installJsonBodyParser } from './json-body.js';
 import { makeRouteGuards } from './route-guards.js';
 import { registerStudioRoutes } from './studio-routes.js';
@@ -107,6 +108,7 @@ export async function buildHttpApp(gateway: Gateway, options: HttpOptions = {}):
   app.removeContentTypeParser('text/plain');
   installJsonBodyParser(app);
   installContentEncodingGuard(app);
+  installEmptyBodies(app);
 
   const knownRoutes: KnownRoute[] = [];
   app.addHook('onRoute', (route) => {

@@ -124,6 +124,20 @@ describe('video holds', () => {
     expect(stubs.stuck.cancelled).toContain(task.id);
     expect(await ledgerKinds(key.accountId)).toEqual(['top_up', 'reserve', 'release']);
   });
+
+  it('a cancel naming a Content-Type with no body (the OpenAI Python SDK sends application/json) cancels; a creation with no body is still refused', async () => {
+    const key = await t.key('balance', { balanceNano: USD });
+    for (const type of ['application/json', 'text/plain']) {
+      const task = (await postJson(url(), body('video-stuck'), key.token)).body as VideoTask;
+      const cancelled = await request(`${url()}/${task.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${key.token}`, 'content-type': type } });
+      expect(cancelled.status, `${type}: ${cancelled.text}`).toBe(200);
+      expect(cancelled.body).toMatchObject({ id: task.id, status: 'failed', error: { code: 'cancelled' } });
+    }
+    const empty = await postJson(url(), '', key.token);
+    expect(errorOf(empty)).toMatchObject({ code: 'invalid_request', message: 'The request body is empty; send a JSON object.' });
+    expect(empty.status).toBe(400);
+    await checkInvariants(key.accountId);
+  });
 });
 
 describe('Idempotency-Key', () => {
