@@ -172,6 +172,21 @@ describe('parseEditPrompt', () => {
     expect(parseEditPrompt('please blend them').compose).toBe('blend');
     expect(parseEditPrompt('paint a dragon on it').ops).toEqual([]);
   });
+
+  it('reads colour tints only where the words ask for one', () => {
+    const tints = (prompt: string) => parseEditPrompt(prompt).ops;
+    expect(tints('make it green')).toEqual([{ kind: 'tint', colour: 'green' }]);
+    expect(tints('Make the image golden')).toEqual([{ kind: 'tint', colour: 'gold' }]);
+    expect(tints('turn it blue')).toEqual([{ kind: 'tint', colour: 'blue' }]);
+    expect(tints('color it violet and blur 2')).toEqual([{ kind: 'tint', colour: 'purple' }, { kind: 'blur', sigma: 2 }]);
+    expect(tints('a pinkish tint')).toEqual([{ kind: 'tint', colour: 'pink' }]);
+    expect(tints('warmer')).toEqual([{ kind: 'tint', colour: 'warm' }]);
+    expect(tints('cool it down')).toEqual([{ kind: 'tint', colour: 'cool' }]);
+    // A colour that describes something else, and "turn" as a rotation, are not tints.
+    expect(tints('add a red hat')).toEqual([]);
+    expect(tints('a cool idea')).toEqual([]);
+    expect(tints('turn it left')).toEqual([{ kind: 'rotate', angle: 270 }]);
+  });
 });
 
 describe('editImage', () => {
@@ -309,6 +324,30 @@ describe('editImage', () => {
     expect(p[1]).toBe(255);
     expect(p[2]).toBeGreaterThanOrEqual(154);
     expect(p[2]).toBeLessThanOrEqual(156);
+  });
+
+  it('a tint gives the image its colour and keeps its structure', async () => {
+    const input = await decode(await synthetic(64, 48));
+    const dominant = async (prompt: string) => {
+      const out = await editImage({ prompt, images: [await synthetic(64, 48)] });
+      expect(out.operations).toEqual(['tint']);
+      const img = await decode(out.png);
+      expect([img.width, img.height]).toEqual([64, 48]);
+      const [r, g, b] = meanRgb(img);
+      return { r, g, b, img };
+    };
+    const green = await dominant('make it green');
+    expect(green.g).toBeGreaterThan(green.r + 20);
+    expect(green.g).toBeGreaterThan(green.b + 20);
+    const blue = await dominant('turn it blue');
+    expect(blue.b).toBeGreaterThan(blue.r + 20);
+    expect(blue.b).toBeGreaterThan(blue.g + 20);
+    const warm = await dominant('warmer');
+    expect(warm.r).toBeGreaterThan(warm.b + 20);
+    // Lightness is kept: the light corner stays clearly lighter than the dark one.
+    const light = (img: Decoded, x: number, y: number) => pixel(img, x, y).slice(0, 3).reduce((a, c) => a + c, 0);
+    expect(light(input, 60, 44) - light(input, 5, 5)).toBeGreaterThan(200);
+    expect(light(green.img, 60, 44) - light(green.img, 5, 5)).toBeGreaterThan(100);
   });
 
   it('stylizes an instruction it does not understand and says so', async () => {

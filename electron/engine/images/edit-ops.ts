@@ -1,5 +1,5 @@
 /** One sharp stage per parsed edit operation. */
-import type { EditOp, ResizeSpec } from './edit-parse.js';
+import type { EditOp, ResizeSpec, TintColour } from './edit-parse.js';
 import { clampSize, stage, type RawImage } from './raw-image.js';
 import { EDIT_MAX_SIDE } from './types.js';
 
@@ -17,6 +17,23 @@ const SEPIA: Matrix3 = [
   [0.349, 0.686, 0.168],
   [0.272, 0.534, 0.131],
 ];
+
+/** The chroma each tint takes (sharp keeps the image's own lightness). */
+const TINTS: Record<TintColour, { r: number; g: number; b: number }> = {
+  red: { r: 220, g: 40, b: 40 },
+  orange: { r: 240, g: 140, b: 30 },
+  yellow: { r: 235, g: 215, b: 40 },
+  gold: { r: 212, g: 170, b: 60 },
+  green: { r: 40, g: 190, b: 60 },
+  teal: { r: 20, g: 150, b: 140 },
+  cyan: { r: 40, g: 200, b: 220 },
+  blue: { r: 40, g: 90, b: 220 },
+  purple: { r: 140, g: 60, b: 200 },
+  pink: { r: 240, g: 120, b: 180 },
+  magenta: { r: 220, g: 40, b: 200 },
+  warm: { r: 255, g: 190, b: 120 },
+  cool: { r: 120, g: 170, b: 255 },
+};
 
 const TRANSPARENT = { r: 0, g: 0, b: 0, alpha: 0 };
 
@@ -68,6 +85,8 @@ export function applyOp(img: RawImage, op: EditOp): Promise<RawImage> {
     case 'contrast':
       // Pivot around mid-grey so contrast changes do not also shift brightness.
       return stage(img, (p) => p.linear(op.factor, 128 * (1 - op.factor)));
+    case 'tint':
+      return stage(img, (p) => p.tint(TINTS[op.colour]));
     case 'pixelate':
       return pixelate(img, op.block);
     case 'resize':

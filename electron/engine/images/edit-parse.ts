@@ -24,7 +24,11 @@ export type EditOp =
   | { kind: 'desaturate'; factor: number }
   | { kind: 'contrast'; factor: number }
   | { kind: 'pixelate'; block: number | null }
+  | { kind: 'tint'; colour: TintColour }
   | { kind: 'resize'; spec: ResizeSpec };
+
+/** Colours an instruction may tint the image with ("make it green", "warmer"). */
+export type TintColour = 'red' | 'orange' | 'yellow' | 'gold' | 'green' | 'teal' | 'cyan' | 'blue' | 'purple' | 'pink' | 'magenta' | 'warm' | 'cool';
 
 /** How several reference images are combined. */
 export type ComposeMode = 'collage' | 'stack' | 'grid' | 'blend' | 'overlay' | 'multiply';
@@ -68,6 +72,14 @@ function rotation(amount: string | undefined, direction: string | undefined): Fo
   return op({ kind: 'rotate', angle: ((angle % 360) + 360) % 360 });
 }
 
+const COLOUR_WORDS = String.raw`(red|orange|yellow|gold(?:en)?|green|teal|cyan|blue|purple|violet|pink|magenta)(?:ish)?`;
+
+/** A colour word the patterns matched (COLOUR_WORDS' group), as its tint. */
+function tint(word: string | undefined): Found {
+  const name = (word ?? '').toLowerCase();
+  return op({ kind: 'tint', colour: (name === 'golden' ? 'gold' : name === 'violet' ? 'purple' : name) as TintColour });
+}
+
 function percent(m: Match, fallback: number): number {
   return (num(m[1]) ?? fallback) / 100;
 }
@@ -107,6 +119,10 @@ const RULES: readonly Rule[] = [
     pattern: /\b(?:darken|darker|dark|dim(?:mer)?|decrease\s+(?:the\s+)?brightness|less\s+bright|lower\s+(?:the\s+)?exposure|underexpose)\b(?:\s+(?:it\s+)?(?:by\s+)?(\d+(?:\.\d+)?)\s*%)?/gi,
     build: (m) => op({ kind: 'darken', factor: clamp(1 - percent(m, 30), 0.05, 0.99) }),
   },
+  { pattern: new RegExp(String.raw`\b(?:make|turn|colou?r|paint|tint)${THE_IMAGE}(?:\s+(?:in|to))?\s+${COLOUR_WORDS}\b`, 'gi'), build: (m) => tint(m[1]) },
+  { pattern: new RegExp(String.raw`\b${COLOUR_WORDS}\s+(?:tint|tone|filter|hue|cast|wash|grade)\b`, 'gi'), build: (m) => tint(m[1]) },
+  { pattern: /\b(?:warmer|warm\s+(?:it\s+up|tones?|colou?rs?|filter|tint))\b/gi, build: () => op({ kind: 'tint', colour: 'warm' }) },
+  { pattern: /\b(?:cooler|colder|cool\s+(?:it\s+down|tones?|colou?rs?|filter|tint))\b/gi, build: () => op({ kind: 'tint', colour: 'cool' }) },
   { pattern: /\b(?:saturate|more\s+saturat(?:ed|ion)|vivid|vibrant|more\s+colou?rful|boost\s+(?:the\s+)?colou?rs?)\b/gi, build: () => op({ kind: 'saturate', factor: 1.5 }) },
   { pattern: /\b(?:desaturated?|less\s+saturat(?:ed|ion)|muted|washed[\s-]out|faded)\b/gi, build: () => op({ kind: 'desaturate', factor: 0.5 }) },
   { pattern: /\b(?:more\s+contrast|increase\s+(?:the\s+)?contrast|high[\s-]contrast|boost\s+(?:the\s+)?contrast|(?:add\s+)?contrast)\b/gi, build: () => op({ kind: 'contrast', factor: 1.35 }) },
