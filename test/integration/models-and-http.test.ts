@@ -43,6 +43,28 @@ describe('GET /v1/models', () => {
     expect(page.data.map((m) => m.id)).toEqual(expect.arrayContaining(['local-image', 'local-image-pro']));
   });
 
+  it('GET /v1/models/{id} answers one record of the list (the SDK models.retrieve), without auth; an unknown id is 404', async () => {
+    const list = (await request(`${t.baseUrl}/models`)).body as { data: ModelRecord[] };
+    for (const listed of list.data) {
+      const one = await request(`${t.baseUrl}/models/${encodeURIComponent(listed.id)}`);
+      expect(one.status).toBe(200);
+      expect(one.body).toEqual(listed);
+    }
+    const retrieved = await t.client('unused').models.retrieve('local-image-pro');
+    expect(retrieved).toMatchObject({ id: 'local-image-pro', object: 'model', tier: 'pro' });
+    const missing = await request(`${t.baseUrl}/models/no-such-model`);
+    expect(missing.status).toBe(404);
+    expect(errorOf(missing)).toMatchObject({ code: 'not_found', param: 'id', message: expect.stringContaining('"no-such-model"') });
+    const wrong = await request(`${t.baseUrl}/models/local-image`, { method: 'POST' });
+    expect(wrong.status).toBe(405);
+    // Live like the list: a model put now is found at once.
+    const entry = (await t.gateway.catalog.find('local-image'))!;
+    await t.gateway.catalog.put({ ...entry, record: { ...entry.record, id: 'local-image-retrieved' } });
+    expect((await request(`${t.baseUrl}/models/local-image-retrieved`)).status).toBe(200);
+    await t.gateway.catalog.remove('local-image-retrieved');
+    expect((await request(`${t.baseUrl}/models/local-image-retrieved`)).status).toBe(404);
+  });
+
   it('is live: a price change or a new model shows in the next response', async () => {
     const entry = (await t.gateway.catalog.find('local-image'))!;
     await t.gateway.catalog.put({ ...entry, record: { ...entry.record, pricing: { ...entry.record.pricing, output: 9.5 } } });

@@ -61,6 +61,13 @@ export class CatalogService {
     return (await this.current()).list.data;
   }
 
+  /** One model as GET /v1/models lists it; a not_found GatewayError when it is not listed. */
+  async listed(id: string): Promise<ModelRecord> {
+    const record = (await this.list()).find((model) => model.id === id);
+    if (!record) throw new GatewayError('not_found', `The model ${JSON.stringify(id.slice(0, 200))} does not exist. GET /v1/models lists the available models.`, 'id');
+    return record;
+  }
+
   async entries(): Promise<CatalogEntry[]> {
     return [...(await this.current()).entries.values()];
   }

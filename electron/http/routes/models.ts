@@ -16,4 +16,7 @@ export function registerModelRoutes(app: FastifyInstance, gateway: Gateway): voi
     }
     return gateway.catalog.listBody().then((fresh) => reply.header('content-type', JSON_TYPE).send(fresh));
   });
+
+  // GET /v1/models/{id}: one record of that list (the OpenAI SDKs' models.retrieve), no auth either.
+  app.get<{ Params: { id: string } }>('/v1/models/:id', async (request) => gateway.catalog.listed(request.params.id));
 }
