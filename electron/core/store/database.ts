@@ -1,7 +1,7 @@
 // The gateway's one SQLite file: libsql (better-sqlite3 API, prebuilt N-API binary) under Kysely.
 // WAL so the CLI and a running server share it safely; foreign keys on; writers wait for locks
 // without blocking the event loop (lock-wait.ts).
-import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
+import { accessSync, closeSync, constants, existsSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import Libsql from 'libsql';
 import { Kysely, Migrator, SqliteDialect, type Transaction } from 'kysely';
@@ -37,6 +37,19 @@ export interface Store {
 
 export const DATABASE_FILE = 'gateway.db';
 
+/**
+ * Why the database would not open, in words that point at the fix. SQLite says only "unable to
+ * open database file" when it cannot create its -wal and -shm files beside the database.
+ */
+function openFailure(dataDir: string, error: unknown): string {
+  try {
+    accessSync(dataDir, constants.W_OK);
+  } catch {
+    return `the directory cannot be written (read-only?), and the database needs to create its ${DATABASE_FILE}-wal and ${DATABASE_FILE}-shm files there.`;
+  }
+  return (error as Error).message;
+}
+
 export async function openStore(dataDir: string): Promise<Store> {
   // Prompts, the ledger and key hashes are the owner's alone: a new data dir and database file
   // are readable by the owner only (SQLite gives its -wal and -shm files the database's mode).
@@ -63,7 +76,7 @@ export async function openStore(dataDir: string): Promise<Store> {
     raw.pragma('foreign_keys = ON');
     raw.pragma('synchronous = NORMAL');
   } catch (error) {
-    throw new GatewayError('storage_unavailable', `Cannot open the database in ${dataDir}: ${(error as Error).message}`);
+    throw new GatewayError('storage_unavailable', `Cannot open the database in ${dataDir}: ${openFailure(dataDir, error)}`);
   }
   // raw() rows are arrays; libsql ignores pluck() and adds _metadata to object rows.
   const dataVersionStmt = raw.prepare('pragma data_version').raw(true);
