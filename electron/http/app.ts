@@ -112,7 +112,7 @@ export async function buildHttpApp(gateway: Gateway, options: HttpOptions = {}):
 
   const knownRoutes: KnownRoute[] = [];
   app.addHook('onRoute', (route) => {
-    const pattern = new RegExp(`^${route.url.replace(/:[^/]+/g, '[^/]+')}$`);
+    const pattern = new RegExp(`^${route.url.replace(/:[^/]+/g, '[^/]+').replace(/\*$/, '.*')}$`);
     for (const method of [route.method].flat()) knownRoutes.push({ method, pattern });
   });
 

@@ -57,12 +57,14 @@ describe('GET /v1/models', () => {
     expect(errorOf(missing)).toMatchObject({ code: 'not_found', param: 'id', message: expect.stringContaining('"no-such-model"') });
     const wrong = await request(`${t.baseUrl}/models/local-image`, { method: 'POST' });
     expect(wrong.status).toBe(405);
-    // Live like the list: a model put now is found at once.
+    // Live like the list: a model put now is found at once, its id's slash sent as is or as %2F.
     const entry = (await t.gateway.catalog.find('local-image'))!;
-    await t.gateway.catalog.put({ ...entry, record: { ...entry.record, id: 'local-image-retrieved' } });
-    expect((await request(`${t.baseUrl}/models/local-image-retrieved`)).status).toBe(200);
-    await t.gateway.catalog.remove('local-image-retrieved');
-    expect((await request(`${t.baseUrl}/models/local-image-retrieved`)).status).toBe(404);
+    await t.gateway.catalog.put({ ...entry, record: { ...entry.record, id: 'partner/image-retrieved' } });
+    for (const path of ['partner/image-retrieved', 'partner%2Fimage-retrieved']) {
+      expect((await request(`${t.baseUrl}/models/${path}`)).body).toMatchObject({ id: 'partner/image-retrieved' });
+    }
+    await t.gateway.catalog.remove('partner/image-retrieved');
+    expect((await request(`${t.baseUrl}/models/partner/image-retrieved`)).status).toBe(404);
   });
 
   it('is live: a price change or a new model shows in the next response', async () => {

@@ -17,6 +17,7 @@ export function registerModelRoutes(app: FastifyInstance, gateway: Gateway): voi
     return gateway.catalog.listBody().then((fresh) => reply.header('content-type', JSON_TYPE).send(fresh));
   });
 
-  // GET /v1/models/{id}: one record of that list (the OpenAI SDKs' models.retrieve), no auth either.
-  app.get<{ Params: { id: string } }>('/v1/models/:id', async (request) => gateway.catalog.listed(request.params.id));
+  // GET /v1/models/{id}: one record of that list (the OpenAI SDKs' models.retrieve), no auth
+  // either. A wildcard, as ids may hold slashes (fal-ai/veo3), sent as they are or as %2F.
+  app.get<{ Params: { '*': string } }>('/v1/models/*', async (request) => gateway.catalog.listed(request.params['*']));
 }
