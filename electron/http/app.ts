@@ -8,8 +8,7 @@ import type { Studio } from '../core/studio/studio.js';
 import { ensureAnonymousAccount } from '../core/access/anonymous.js';
 import { installActivityHook } from './activity-hook.js';
 import { installRateRefunds } from './auth.js';
-import { installContentEncodingGuard } from './content-encoding.js';
-import { installEmptyBodies } from './empty-bodies.js';
+import { installBodyHeaderChecks } from './body-headers.js';
 import { installJsonBodyParser } from './json-body.js';
 import { makeRouteGuards } from './route-guards.js';
 import { registerStudioRoutes } from './studio-routes.js';
@@ -107,8 +106,7 @@ export async function buildHttpApp(gateway: Gateway, options: HttpOptions = {}):
   // string for the schema to call "not an object".
   app.removeContentTypeParser('text/plain');
   installJsonBodyParser(app);
-  installContentEncodingGuard(app);
-  installEmptyBodies(app);
+  installBodyHeaderChecks(app);
 
   const knownRoutes: KnownRoute[] = [];
   app.addHook('onRoute', (route) => {

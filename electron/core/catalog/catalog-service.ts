@@ -63,7 +63,7 @@ export class CatalogService {
 
   /** One model as GET /v1/models lists it; a not_found GatewayError when it is not listed. */
   async listed(id: string): Promise<ModelRecord> {
-    const record = (await this.list()).find((model) => model.id === id);
+    const record = (await this.find(id))?.record;
     if (!record) throw new GatewayError('not_found', `The model ${JSON.stringify(id.slice(0, 200))} does not exist. GET /v1/models lists the available models.`, 'id');
     return record;
   }

@@ -75,8 +75,8 @@ function rotation(amount: string | undefined, direction: string | undefined): Fo
 const COLOUR_WORDS = String.raw`(red|orange|yellow|gold(?:en)?|green|teal|cyan|blue|purple|violet|pink|magenta)(?:ish)?`;
 
 /** A colour word the patterns matched (COLOUR_WORDS' group), as its tint. */
-function tint(word: string | undefined): Found {
-  const name = (word ?? '').toLowerCase();
+function tint(word: string): Found {
+  const name = word.toLowerCase();
   return op({ kind: 'tint', colour: (name === 'golden' ? 'gold' : name === 'violet' ? 'purple' : name) as TintColour });
 }
 
@@ -119,8 +119,8 @@ const RULES: readonly Rule[] = [
     pattern: /\b(?:darken|darker|dark|dim(?:mer)?|decrease\s+(?:the\s+)?brightness|less\s+bright|lower\s+(?:the\s+)?exposure|underexpose)\b(?:\s+(?:it\s+)?(?:by\s+)?(\d+(?:\.\d+)?)\s*%)?/gi,
     build: (m) => op({ kind: 'darken', factor: clamp(1 - percent(m, 30), 0.05, 0.99) }),
   },
-  { pattern: new RegExp(String.raw`\b(?:make|turn|colou?r|paint|tint)${THE_IMAGE}(?:\s+(?:in|to))?\s+${COLOUR_WORDS}\b`, 'gi'), build: (m) => tint(m[1]) },
-  { pattern: new RegExp(String.raw`\b${COLOUR_WORDS}\s+(?:tint|tone|filter|hue|cast|wash|grade)\b`, 'gi'), build: (m) => tint(m[1]) },
+  { pattern: new RegExp(String.raw`\b(?:make|turn|colou?r|paint|tint)${THE_IMAGE}(?:\s+(?:in|to))?\s+${COLOUR_WORDS}\b`, 'gi'), build: (m) => tint(m[1]!) },
+  { pattern: new RegExp(String.raw`\b${COLOUR_WORDS}\s+(?:tint|tone|filter|hue|cast|wash|grade)\b`, 'gi'), build: (m) => tint(m[1]!) },
   { pattern: /\b(?:warmer|warm\s+(?:it\s+up|tones?|colou?rs?|filter|tint))\b/gi, build: () => op({ kind: 'tint', colour: 'warm' }) },
   { pattern: /\b(?:cooler|colder|cool\s+(?:it\s+down|tones?|colou?rs?|filter|tint))\b/gi, build: () => op({ kind: 'tint', colour: 'cool' }) },
   { pattern: /\b(?:saturate|more\s+saturat(?:ed|ion)|vivid|vibrant|more\s+colou?rful|boost\s+(?:the\s+)?colou?rs?)\b/gi, build: () => op({ kind: 'saturate', factor: 1.5 }) },
