@@ -92,6 +92,11 @@ export function installErrorBoundary(app: FastifyInstance, knownRoutes: () => Kn
         new GatewayError('method_not_allowed', `Method ${request.method} is not allowed on ${path}.`),
       );
     }
-    return sendGatewayError(reply, new GatewayError('not_found', `No route ${request.method} ${path}.`));
+    return sendGatewayError(reply, routeNotFound(request));
   });
+}
+
+/** The 404 of a path no route serves; also for a route's empty id segment (`GET /v1/videos/`). */
+export function routeNotFound(request: FastifyRequest): GatewayError {
+  return new GatewayError('not_found', `No route ${request.method} ${request.url.split('?')[0] ?? ''}.`);
 }

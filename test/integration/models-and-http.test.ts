@@ -94,6 +94,16 @@ describe('HTTP boundary', () => {
     expect(wrong.headers.get('x-request-id')).toMatch(/^req_/);
   });
 
+  it('a trailing slash where an id belongs is no route (404, param null), not a model or task with an empty id', async () => {
+    const { token } = await t.key('balance', { balanceNano: USD });
+    const auth = { headers: { authorization: `Bearer ${token}` } };
+    for (const [method, path] of [['GET', '/models/'], ['GET', '/videos/'], ['DELETE', '/videos/'], ['GET', '/videos//content']] as const) {
+      const response = await request(`${t.baseUrl}${path}`, { method, ...auth });
+      expect(response.status, `${method} ${path}`).toBe(404);
+      expect(errorOf(response)).toEqual({ code: 'not_found', type: 'not_found', param: null, message: `No route ${method} /v1${path}.` });
+    }
+  });
+
   it('refuses foreign Host headers (DNS rebinding) but answers loopback names and configured hosts', async () => {
     const port = t.server.port;
     const ask = (host: string) => rawGet(port, host);

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Gateway } from '../../core/gateway.js';
+import { routeNotFound } from '../error-boundary.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -19,5 +20,9 @@ export function registerModelRoutes(app: FastifyInstance, gateway: Gateway): voi
 
   // GET /v1/models/{id}: one record of that list (the OpenAI SDKs' models.retrieve), no auth
   // either. A wildcard, as ids may hold slashes (fal-ai/veo3), sent as they are or as %2F.
-  app.get<{ Params: { '*': string } }>('/v1/models/*', async (request) => gateway.catalog.listed(request.params['*']));
+  app.get<{ Params: { '*': string } }>('/v1/models/*', async (request) => {
+    const id = request.params['*'];
+    if (id === '') throw routeNotFound(request); // GET /v1/models/ is no model, as /v1/videos/ is no task
+    return gateway.catalog.listed(id);
+  });
 }
