@@ -323,6 +323,47 @@ describe('request windows', () => {
     }
   });
 
+  it('paid defaults at the server: 600 a minute and 10,000 an hour, for pro and topped-up keys alike', async () => {
+    // An instant provider: 10,000 real requests then take seconds, not the engine's minutes.
+    const png = await makeImage(8, 8);
+    t.gateway.providers.register({
+      id: 'instant',
+      kind: 'test',
+      estimateImageUsage: () => ({ input_tokens: 1, output_tokens: 1 }),
+      generateImage: async () => ({ bytes: png, usage: { input_tokens: 1, output_tokens: 1 } }),
+      editImage: async () => ({ bytes: png, usage: { input_tokens: 1, output_tokens: 1 } }),
+    });
+    const base = (await t.gateway.catalog.find('local-image'))!;
+    await t.gateway.catalog.put({ record: { ...base.record, id: 'instant-image' }, providerId: 'instant', upstreamModel: 'x' });
+    for (const access of ['pro', 'balance'] as const) {
+      const hourStart = Date.parse(access === 'pro' ? '2026-11-25T08:00:00.000Z' : '2026-11-25T10:00:00.000Z');
+      const paid = await t.key(access, access === 'pro' ? { allowanceNano: 100 * USD } : { balanceNano: 100 * USD });
+      const call = () => gen(paid.token, 'instant-image');
+      // 20 a second for 30 s fills the minute's 600; the 601st waits for the next minute.
+      now = hourStart;
+      for (let second = 0; second < 30; second++, now += 1_000) {
+        for (let i = 0; i < 20; i++) expect((await call()).status, `${access} second ${second} request ${i + 1}`).toBe(200);
+      }
+      const minute = await call();
+      expect(minute.status, `${access} request 601 of the minute`).toBe(429);
+      expect(minute.headers.get('x-ratelimit-limit-requests')).toBe('600');
+      expect(Number(minute.headers.get('retry-after'))).toBe(Math.ceil((60_000 - (now % 60_000)) / 1000));
+      // 600 in each of the next 15 minutes and 400 in the one after: the hour's 10,000.
+      for (let m = 1; m <= 16; m++) {
+        now = hourStart + m * 60_000;
+        for (let n = 0; n < (m === 16 ? 400 : 600); n += 20, now += 1_000) {
+          for (let i = 0; i < 20; i++) expect((await call()).status, `${access} minute ${m} request ${n + i + 1}`).toBe(200);
+        }
+      }
+      const hour = await call();
+      expect(hour.status, `${access} request 10,001 of the hour`).toBe(429);
+      expect(hour.headers.get('x-ratelimit-limit-requests')).toBe('10000');
+      expect(Number(hour.headers.get('retry-after'))).toBe(Math.ceil((hourStart + 3_600_000 - now) / 1000));
+      now = hourStart + 3_600_000;
+      expect((await call()).status, `${access} the next hour`).toBe(200);
+    }
+  });
+
   it('paid access meets the windows its owner set (config.json "limits"), each access type its own', async () => {
     now = Date.parse('2026-11-24T08:00:00.000Z');
     const own = await startTestGateway({ clock, background: false, limits: { requests: { pro: { perSecond: 3, perMinute: 4 }, balance: { perSecond: 2 } } } });
