@@ -36,6 +36,8 @@ export interface GatewayOptions {
   upstreamTimeouts?: UpstreamTimeouts;
   /** Request windows, daily tokens and the billing period (defaults: the contract's table). */
   limits?: LimitOverrides;
+  /** How long a serving start waits for the data dir's previous holder to end (default 5 s). */
+  claimWaitMs?: number;
 }
 
 export interface Gateway {
@@ -63,7 +65,7 @@ export interface Gateway {
 
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const clock = options.clock ?? systemClock;
-  const dataDirLock = new DataDirLock(options.dataDir);
+  const dataDirLock = new DataDirLock(options.dataDir, options.claimWaitMs);
   const logger = options.logger ?? silentLogger;
   const store = await openStore(options.dataDir);
   const catalog = new CatalogService(store, clock, logger);
@@ -130,7 +132,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
  * files their interrupted steps left are removed.
  */
 export async function startBackgroundWork(gateway: Gateway, holder = 'mgw serve'): Promise<void> {
-  gateway.dataDirLock.claim(holder);
+  await gateway.dataDirLock.claim(holder);
   const released = await gateway.billing.releaseOrphans('image');
   if (released > 0) gateway.logger.warn({ released }, 'released image holds left by an interrupted run');
   const swept = await gateway.videos.sweepFiles();

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GatewayError } from './errors.js';
-import { withFileLock } from './file-lock.js';
+import { withLock } from './os-lock.js';
 
 export interface SecretStore {
   /** The secret, or null when there is none; throws UnreadableSecretError for one it cannot read. */
@@ -24,14 +24,18 @@ export class UnreadableSecretError extends Error {
 
 /**
  * Headless: <data dir>/secrets.json, mode 0600, written atomically. The CLI, a running server and
- * its studio may change it at once, so each change is a read-modify-write under a lock file, and
- * each write goes through a temp file of its own (readers never need the lock: a rename is atomic).
+ * its studio may change it at once, so each change is a read-modify-write under a lock the
+ * operating system holds (secrets-lock.db, see os-lock.ts: a writer that dies mid-change leaves
+ * nothing to break), and each write goes through a temp file of its own (readers never need the
+ * lock: a rename is atomic).
  */
 export class FileSecretStore implements SecretStore {
   private readonly path: string;
+  private readonly lockPath: string;
 
   constructor(dataDir: string) {
     this.path = join(dataDir, 'secrets.json');
+    this.lockPath = join(dataDir, 'secrets-lock.db');
   }
 
   get(name: string): string | null {
@@ -52,7 +56,7 @@ export class FileSecretStore implements SecretStore {
 
   /** `change` answers the new contents, or null when there is nothing to write. */
   private update(change: (all: Record<string, string>) => Record<string, string> | null): void {
-    withFileLock(`${this.path}.lock`, () => {
+    withLock(this.lockPath, () => {
       const next = change(this.read());
       if (next) this.write(next);
     });

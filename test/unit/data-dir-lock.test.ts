@@ -1,45 +1,92 @@
-// One serving process per data dir: the claim is refused while its holder lives, given back at
-// close, and taken over from a holder that died without giving it back (a crash, SIGKILL).
-import { spawnSync } from 'node:child_process';
+// One serving process per data dir, claimed with a lock the operating system holds: refused while
+// its holder lives (in this process or another), waited for while its holder is on its way out,
+// free the moment its holder dies however it dies, and never blocked by an older version's
+// server.lock file.
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createGateway, startBackgroundWork } from '../../electron/core/gateway.js';
-import { DataDirInUse } from '../../electron/core/store/data-dir-lock.js';
+import { CLAIM_FILE, DataDirInUse } from '../../electron/core/store/data-dir-lock.js';
 import { tempDir } from '../helpers/gateway.js';
 
-describe('data dir lock', () => {
-  it('a second serving gateway on the data dir is refused until the first closes', async () => {
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const child of children.splice(0)) child.kill('SIGKILL');
+});
+
+/** Another process holding the claim file's write lock through libsql directly. */
+async function holderProcess(dataDir: string): Promise<ChildProcess> {
+  const path = join(dataDir, CLAIM_FILE);
+  const script = `const L = require('libsql'); const db = new L(${JSON.stringify(path)}); db.exec('begin immediate'); process.stdout.write('held'); setInterval(() => {}, 1000);`;
+  const child = spawn(process.execPath, ['-e', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  children.push(child);
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.once('data', () => resolve());
+    child.once('exit', (code) => reject(new Error(`holder exited with ${code}`)));
+  });
+  return child;
+}
+
+describe('data dir claim', () => {
+  it('a second serving gateway is refused, naming the holder, until the first closes', async () => {
     const dataDir = tempDir('mgw-lock-');
     const first = await createGateway({ dataDir });
     await startBackgroundWork(first, 'the desktop app');
-    const second = await createGateway({ dataDir });
+    const second = await createGateway({ dataDir, claimWaitMs: 300 });
     try {
+      const started = performance.now();
       const refused = await startBackgroundWork(second).catch((error: unknown) => error);
       expect(refused).toBeInstanceOf(DataDirInUse);
-      expect((refused as Error).message).toContain(`is already served by the desktop app (pid ${process.pid})`);
+      expect((refused as Error).message).toBe(
+        `The data dir ${dataDir} is already served by the desktop app (pid ${process.pid}). Stop it first, or give this one another data dir (--data-dir or MGW_DATA_DIR).`,
+      );
+      // It waited for the holder to go before refusing.
+      expect(performance.now() - started).toBeGreaterThanOrEqual(250);
       // A gateway that only opens the database (the CLI's commands) needs no claim.
-      expect((await second.keys.list()).length).toBeGreaterThanOrEqual(0);
+      const key = await second.keys.create({ access: 'free', label: 'while served' });
+      expect((await first.keys.list()).map((k) => k.id)).toContain(key.key.id);
       await first.close();
-      expect(existsSync(join(dataDir, 'server.lock'))).toBe(false);
       await startBackgroundWork(second);
-      expect(existsSync(join(dataDir, 'server.lock'))).toBe(true);
     } finally {
       await first.close().catch(() => undefined);
       await second.close();
     }
-    expect(existsSync(join(dataDir, 'server.lock'))).toBe(false);
+    // Given back at close: a third takes it without waiting.
+    const third = await createGateway({ dataDir, claimWaitMs: 0 });
+    await startBackgroundWork(third);
+    await third.close();
   });
 
-  it('a claim left by a process that died is taken over', async () => {
+  it('is refused while another process holds it, and taken the moment that process is killed', async () => {
     const dataDir = tempDir('mgw-lock-');
-    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
-    const deadPid = Number(dead.stdout);
-    expect(deadPid).toBeGreaterThan(0);
-    writeFileSync(join(dataDir, 'server.lock'), `${deadPid} 0123456789abcdef mgw serve`);
-    const gateway = await createGateway({ dataDir });
+    const holder = await holderProcess(dataDir);
+    const gateway = await createGateway({ dataDir, claimWaitMs: 5_000 });
+    try {
+      // A start while the holder is still on its way out waits for it, then starts.
+      const starting = startBackgroundWork(gateway);
+      let settled = false;
+      void starting.finally(() => (settled = true));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(settled, 'the start must wait while the holder lives').toBe(false);
+      holder.kill('SIGKILL');
+      await starting;
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it('a server.lock left by an older version, naming a live unrelated pid, blocks nothing', async () => {
+    const dataDir = tempDir('mgw-lock-');
+    const unrelated = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+    children.push(unrelated);
+    writeFileSync(join(dataDir, 'server.lock'), `${unrelated.pid} 0123456789abcdef mgw serve`);
+    const gateway = await createGateway({ dataDir, claimWaitMs: 0 });
     try {
       await startBackgroundWork(gateway);
+      expect(existsSync(join(dataDir, CLAIM_FILE))).toBe(true);
     } finally {
       await gateway.close();
     }
