@@ -1,6 +1,7 @@
-// The floor for any Node.js gateway on this machine: a bare pass-through that forwards the
-// image request to the upstream and streams its body back as it arrives, with no auth, checks
-// or billing. Run beside the gateway so the report shows what the extra hop itself costs here.
+// The floor for any Node.js gateway on this machine: a bare pass-through that streams the image
+// request to the upstream as it arrives and streams the upstream's answer back as it arrives,
+// with no auth, no checks, no parsing and no billing (it swaps in the upstream key, nothing
+// else). Run beside the gateways so the report shows what the extra hop itself costs here.
 import { createServer } from 'node:http';
 import { Agent, request } from 'undici';
 
@@ -9,24 +10,19 @@ const key = process.env.MGW_BENCH_UPSTREAM_KEY!;
 const agent = new Agent({ connections: 128 });
 
 const server = createServer((req, res) => {
-  const chunks: Buffer[] = [];
-  req.on('data', (chunk: Buffer) => chunks.push(chunk));
-  req.on('end', () => {
-    const body = JSON.parse(Buffer.concat(chunks).toString()) as { model: string };
-    body.model = 'gpt-image-1';
-    request(`${upstream}/images/generations`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-      dispatcher: agent,
+  const length = req.headers['content-length'];
+  request(`${upstream}${req.url!.replace(/^\/v1/, '')}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...(length ? { 'content-length': length } : {}) },
+    body: req,
+    dispatcher: agent,
+  })
+    .then(async (response) => {
+      res.writeHead(response.statusCode, { 'content-type': 'application/json' });
+      for await (const chunk of response.body) res.write(chunk);
+      res.end();
     })
-      .then(async (response) => {
-        res.writeHead(response.statusCode, { 'content-type': 'application/json' });
-        for await (const chunk of response.body) res.write(chunk);
-        res.end();
-      })
-      .catch(() => res.writeHead(502).end());
-  });
+    .catch(() => res.writeHead(502).end());
 });
 server.listen(0, '127.0.0.1', () => {
   const address = server.address();
