@@ -13,7 +13,7 @@ import { createGateway, type Gateway } from './core/gateway.js';
 
 const HELP = `mgw: the Media Gateway Studio command line
 
-  mgw serve [--host 127.0.0.1] [--port 8787] [--data-dir DIR]
+  mgw serve [--host 127.0.0.1] [--port 8787] [--log-level info] [--data-dir DIR]
   mgw keys create --access free|pro|balance [--balance-usd N] [--allowance-usd N] [--label TEXT] [--json]
   mgw keys list [--json]
   mgw keys revoke <key-id>

@@ -7,19 +7,31 @@ import { appVersion } from '../project-paths.js';
 import { startHttpServer } from '../http/server.js';
 import { parse, portArg, stringOpt, UsageError } from './args.js';
 
-const USAGE = 'mgw serve [--host 127.0.0.1] [--port 8787] [--data-dir DIR]';
+const USAGE = 'mgw serve [--host 127.0.0.1] [--port 8787] [--log-level info] [--data-dir DIR]';
 export const DEFAULT_PORT = 8787;
+const LOG_LEVELS = ['silent', 'fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
+
+/** --log-level, else MGW_LOG_LEVEL (empty is unset), else info (per-request lines are debug: off). */
+function logLevel(given: string | undefined): string {
+  const level = given ?? (process.env.MGW_LOG_LEVEL || 'info');
+  if (!(LOG_LEVELS as readonly string[]).includes(level)) {
+    const from = given === undefined ? 'MGW_LOG_LEVEL' : '--log-level';
+    throw new UsageError(`${from} must be one of ${LOG_LEVELS.join(', ')} (got "${level}")`);
+  }
+  return level;
+}
 
 /** Runs the gateway until SIGINT/SIGTERM. Logs go to stderr as JSON lines; stdout is for people. */
 export async function serveCommand(argv: string[], dataDir: string): Promise<void> {
-  const args = parse(argv, { host: { type: 'string' }, port: { type: 'string' } }, { min: 0, max: 0, usage: USAGE });
+  const args = parse(argv, { host: { type: 'string' }, port: { type: 'string' }, 'log-level': { type: 'string' } }, { min: 0, max: 0, usage: USAGE });
   const host = stringOpt(args, 'host') ?? '127.0.0.1';
   // Node binds an empty host on every interface: `--host "$UNSET"` must not open the gateway to the network.
   if (host === '') throw new UsageError(`--host needs a host name or address (usage: ${USAGE})`);
   const port = portArg(stringOpt(args, 'port'), DEFAULT_PORT);
+  const level = logLevel(stringOpt(args, 'log-level'));
   const settings = loadSettings(dataDir);
   const logger = pino(
-    { level: process.env.MGW_LOG_LEVEL ?? 'info', redact: ['req.headers.authorization', '*.token', '*.api_key'] },
+    { level, redact: ['req.headers.authorization', '*.token', '*.api_key'] },
     pino.destination(2),
   );
 

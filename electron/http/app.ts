@@ -168,9 +168,19 @@ function requestIds(): () => string {
   return () => `${prefix}${(counter++).toString(36)}`;
 }
 
-/** One log line per request (on completion); the "incoming request" line only at debug level. */
+/**
+ * Per-request lines cost a write each, so they are debug lines, off at the default level
+ * (`mgw serve --log-level debug` turns them on). A 5xx is always logged, as a warning.
+ */
 class QuietRequestLog extends LogController {
   override incomingRequest(request: FastifyRequest): void {
     request.log.debug({ method: request.method, url: request.url }, 'incoming request');
+  }
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    const line = { res: reply, responseTime: reply.elapsedTime };
+    if (error) reply.log.error({ ...line, err: error }, 'request errored');
+    else if (reply.statusCode >= 500) reply.log.warn(line, 'request completed');
+    else request.log.debug(line, 'request completed');
   }
 }

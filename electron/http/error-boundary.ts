@@ -67,7 +67,7 @@ export function installErrorBoundary(app: FastifyInstance, knownRoutes: () => Kn
 
     if (!mapped && clientLeft(request, error)) {
       // Not a fault: nobody is waiting for this answer (the activity log records a 499).
-      request.log.info({ requestId: request.id }, 'the client left before its answer');
+      request.log.debug({ requestId: request.id }, 'the client left before its answer');
       mapped = new GatewayError('internal_error', 'The client closed the request.');
     } else if (!mapped) {
       request.log.error({ err: error, requestId: request.id }, 'internal error');
