@@ -3,7 +3,9 @@
 // wrong Content-Types, 2 MB prompts, deep nesting), list query strings, task ids in paths,
 // Range and Authorization headers. Every answer must be 2xx or 4xx (never 5xx), every non-2xx
 // exactly the standard error body, no stack trace or source path anywhere; valid inputs must
-// succeed; the server keeps answering and its memory stays bounded.
+// succeed; list queries get exactly the page (or the 400) the README's List rule gives
+// (expectedList), ranges exactly what RFC 9110 and the README give (expectedRange); the server
+// keeps answering and its memory stays bounded.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VideoTask } from '../../shared/api-types.js';
@@ -226,6 +228,7 @@ function videoRequestValid(body: Record<string, unknown>): boolean {
 async function checkAndCancelTask(response: RawResponse, token = a.token): Promise<void> {
   const task = response.body as VideoTask;
   expect(task.id).toMatch(/^video_[a-z0-9]{20}$/);
+  if (token === a.token) aTasks.push(task.id);
   expect(task).toMatchObject({ object: 'video', status: 'queued', error: null });
   const cancelled = await fetchRaw(`${t.baseUrl}/videos/${task.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } });
   checkResponse(cancelled, { statuses: [200], label: `DELETE ${task.id}` });
@@ -345,48 +348,93 @@ describe('raw bodies on the JSON endpoints', () => {
   });
 });
 
+/**
+ * GET /v1/videos takes `limit` (a whole number 1-100, default 20), `after` (the id of one of the
+ * caller's own tasks: the pager's cursor) and `order` (asc or desc, default desc: newest first),
+ * README "List". The query is read as application/x-www-form-urlencoded (URLSearchParams). The
+ * rules the README leaves open, decided here: any other parameter, or one given twice, is 400
+ * naming it; an empty `after=` is no cursor. Returns the page the list must answer, or the 400.
+ */
+function expectedList(query: string, own: readonly string[]): { status: 400; params: string[] } | { status: 200; ids: string[]; hasMore: boolean } {
+  const seen = new Map<string, string>();
+  const bad: string[] = [];
+  for (const [name, value] of new URLSearchParams(query)) {
+    if (!['limit', 'after', 'order'].includes(name) || seen.has(name)) bad.push(name);
+    else seen.set(name, value);
+  }
+  // Any of the faults may be the one named (the README orders none).
+  for (const name of bad) seen.delete(name);
+  const limitText = seen.get('limit');
+  const limit = limitText === undefined ? 20 : /^[0-9]+$/.test(limitText) ? Number(limitText) : NaN;
+  if (!(limit >= 1 && limit <= 100)) bad.push('limit');
+  const order = seen.get('order') ?? 'desc';
+  if (order !== 'asc' && order !== 'desc') bad.push('order');
+  const after = seen.get('after') || undefined;
+  if (after !== undefined && !own.includes(after)) bad.push('after');
+  if (bad.length > 0) return { status: 400, params: bad };
+  // `own` is newest first; asc is its exact reverse.
+  const sequence = order === 'desc' ? [...own] : [...own].reverse();
+  const start = after === undefined ? 0 : sequence.indexOf(after) + 1;
+  return { status: 200, ids: sequence.slice(start, start + limit), hasMore: start + limit < sequence.length };
+}
+
 describe('GET /v1/videos?limit&after&order', () => {
   const value = fc.oneof(
-    fc.constantFrom('1', '20', '100', '101', '0', '-1', '1.5', '1e2', '0x10', ' 5', '', 'asc', 'desc', 'DESC', 'random', '%00', '%ff', '%', '%2', '%E2%82'),
+    fc.constantFrom('1', '20', '100', '101', '0', '-1', '1.5', '1e2', '0x10', ' 5', '', '007', 'asc', 'desc', 'DESC', 'random', '%00', '%ff', '%', '%2', '%E2%82', '+5'),
     fc.constant('AID'),
     fc.constant('BID'),
     fc.constantFrom('video_aaaaaaaaaaaaaaaaaaaa', '../../gateway.db', '..%2F..%2Fgateway.db'),
     anyText(20).map((s) => pctEncode(s)),
     printable(20).map((s) => pctEncode(s, /[A-Za-z0-9._~!$'()*+,;:@/?%-]/)),
   );
-  const query = fc.array(fc.tuple(fc.oneof(fc.constantFrom('limit', 'after', 'order', 'limit[]', 'after[0]', '__proto__', 'constructor', ''), printable(8).map((s) => pctEncode(s))), value, fc.boolean()), { maxLength: 5 });
+  const name = fc.oneof(
+    { weight: 4, arbitrary: fc.constantFrom('limit', 'after', 'order') },
+    { weight: 2, arbitrary: fc.constantFrom('limit[]', 'after[0]', '__proto__', 'constructor', '', 'LIMIT', 'l%69mit') },
+    { weight: 1, arbitrary: printable(8).map((s) => pctEncode(s)) },
+  );
+  const query = fc.array(fc.tuple(name, value, fc.boolean()), { maxLength: 4 });
 
-  it('lists only the caller\'s own tasks, and refuses bad parameters with 400', async () => {
-    const aOwn = new Set(aTasks);
+  it('answers exactly the page the contract gives, or 400 naming the bad parameter', async () => {
+    // A's tasks, newest first, from one request; checked against the tasks this file created.
+    const whole = await rawRequest({ port, path: '/v1/videos?limit=100', headers: auth() });
+    expect(whole.status).toBe(200);
+    const own = (whole.body as { data: VideoTask[] }).data;
+    expect(new Set(own.map((task) => task.id))).toEqual(new Set(aTasks));
+    for (let i = 1; i < own.length; i++) expect(own[i - 1]!.created_at).toBeGreaterThanOrEqual(own[i]!.created_at);
+    const ownIds = own.map((task) => task.id);
+    const answered = { ok: 0, refused: 0 };
     await fc.assert(
       fc.asyncProperty(query, async (pairs) => {
         const qs = pairs
           .map(([key, raw, withEquals]) => {
-            const v = raw === 'AID' ? completed.id : raw === 'BID' ? bTask : raw;
+            const v = raw === 'AID' ? ownIds[Math.min(3, ownIds.length - 1)]! : raw === 'BID' ? bTask : raw;
             return withEquals ? `${key}=${v}` : key;
           })
           .join('&');
         // Whatever is not sendable in a request line (spaces, controls, non-ASCII) goes percent-encoded.
         const sendable = pctEncode(qs, /[!-"$-~]/);
+        const label = `GET /videos?${sendable}`;
+        const expected = expectedList(sendable, ownIds);
         const response = await rawRequest({ port, path: `/v1/videos${sendable ? `?${sendable}` : ''}`, headers: auth() });
-        checkResponse(response, { statuses: [200, 400], label: `GET /videos?${qs}` });
-        if (response.status === 200) {
-          const list = response.body as { object: string; data: VideoTask[]; has_more: boolean };
-          expect(list.object).toBe('list');
-          expect(typeof list.has_more).toBe('boolean');
-          for (const task of list.data) {
-            expect(task.id).not.toBe(bTask);
-            // Every listed task is one A created (the fuzzed creations above are A's too).
-            if (!aOwn.has(task.id)) {
-              const own = await fetchRaw(`${t.baseUrl}/videos/${task.id}`, { headers: auth() });
-              expect(own.status).toBe(200);
-              aOwn.add(task.id);
-            }
-          }
+        checkResponse(response, { statuses: [expected.status], label });
+        if (expected.status === 400) {
+          answered.refused += 1;
+          const error = (response.body as { error: { code: string; param: string | null } }).error;
+          expect(error.code, label).toBe('invalid_request');
+          expect(expected.params, `${label}: param ${error.param}`).toContain(error.param);
+          return;
         }
+        answered.ok += 1;
+        const list = response.body as { object: string; data: VideoTask[]; has_more: boolean; first_id: string | null; last_id: string | null };
+        expect(list.object, label).toBe('list');
+        expect(list.data.map((task) => task.id), label).toEqual(expected.ids);
+        expect(list.has_more, label).toBe(expected.hasMore);
+        expect([list.first_id, list.last_id], label).toEqual([expected.ids[0] ?? null, expected.ids.at(-1) ?? null]);
       }),
       { seed: SEED, numRuns: RUNS.query },
     );
+    expect(answered.ok).toBeGreaterThan(20);
+    expect(answered.refused).toBeGreaterThan(20);
   }, 90_000);
 });
 
@@ -447,34 +495,93 @@ describe('task ids in paths: GET /v1/videos/{id}, DELETE /v1/videos/{id}, GET /v
   });
 });
 
-describe('Range on GET /v1/videos/{id}/content', () => {
-  const range = fc.oneof(
-    fc.tuple(fc.option(fc.oneof(fc.nat(), fc.constantFrom(2 ** 53, 1e21, 99_999_999_999))), fc.option(fc.oneof(fc.nat(), fc.constantFrom(2 ** 53, 1e21)))).map(
-      ([start, end]) => `bytes=${start ?? ''}-${end ?? ''}`,
-    ),
-    fc.constantFrom('bytes=0-0', 'bytes=-0', 'bytes=-', 'bytes=0-1,2-3', 'bytes=1-0', 'items=0-1', 'bytes =0-1', 'bytes=0x10-', 'bytes=-1e3', 'bytes=\xb3-\xb4'),
-    printable(30),
-  );
+// The answer RFC 9110 (section 14) and the README ("answers single ranges with 206 ..., an
+// unsatisfiable range with 416; a malformed one (bytes=5-2) is ignored") give to a Range header
+// on a file of `size` bytes: the unit is "bytes", compared case-insensitively (RFC 9110 14.1);
+// a range set of one int-range (`a-` or `a-b`, b >= a) or suffix-range (`-n`); a satisfiable one
+// is 206 with those bytes (b clamped to the last byte, a suffix longer than the file is all of
+// it); an unsatisfiable one (a past the end, `-0`) is 416 with `Content-Range: bytes */size`;
+// anything else (another unit, bad syntax, b < a) is ignored, 200. Several ranges: the server
+// may ignore Range (RFC 9110 14.2) and this one does (send-file-range.ts), 200 with the file.
+function expectedRange(header: string, size: number): { status: 200 } | { status: 206; start: number; end: number } | { status: 416 } {
+  const spec = /^bytes=(.*)$/i.exec(header.trim());
+  if (!spec) return { status: 200 };
+  const ranges = spec[1]!.split(',').map((part) => part.trim());
+  const parsed = ranges.map((part) => /^(?:(\d+)-(\d*)|-(\d+))$/.exec(part));
+  if (parsed.some((m) => m === null)) return { status: 200 };
+  if (parsed.some((m) => m![1] !== undefined && m![2] !== '' && BigInt(m![2]!) < BigInt(m![1]!))) return { status: 200 };
+  if (parsed.length > 1) return { status: 200 };
+  const m = parsed[0]!;
+  if (m[3] !== undefined) {
+    const suffix = BigInt(m[3]);
+    if (suffix === 0n) return { status: 416 };
+    return { status: 206, start: suffix >= BigInt(size) ? 0 : size - Number(suffix), end: size - 1 };
+  }
+  const first = BigInt(m[1]!);
+  if (first >= BigInt(size)) return { status: 416 };
+  const last = m[2] === '' ? BigInt(size - 1) : BigInt(m[2]!);
+  return { status: 206, start: Number(first), end: Number(last < BigInt(size - 1) ? last : BigInt(size - 1)) };
+}
 
-  it('answers 200, 206 with a consistent Content-Range, or 416 with the standard error', async () => {
+describe('Range on GET /v1/videos/{id}/content', () => {
+  const position = fc.oneof(fc.nat(), fc.nat({ max: 20 }), fc.constantFrom(2 ** 53, 1e21, 99_999_999_999)).map((n) => (n === 1e21 ? '1000000000000000000000' : String(n)));
+  const near = (size: number) => fc.integer({ min: Math.max(0, size - 20), max: size + 20 }).map(String);
+  const range = (size: number) =>
+    fc.oneof(
+      fc.tuple(fc.option(fc.oneof(position, near(size))), fc.option(fc.oneof(position, near(size)))).map(([start, end]) => `bytes=${start ?? ''}-${end ?? ''}`),
+      fc.tuple(fc.constantFrom('bytes', 'Bytes', 'BYTES'), fc.nat({ max: 50 }), fc.nat({ max: 50 })).map(([unit, x, y]) => `${unit}=${x}-${x + y}`),
+      fc.constantFrom(
+        'bytes=0-0', 'bytes=-0', 'bytes=-', 'bytes=0-1,2-3', 'bytes=0-1, 5-9', 'bytes=1-0', 'items=0-1', 'bytes =0-1', 'bytes=0x10-', 'bytes=-1e3',
+        'bytes=\xb3-\xb4', 'bytes=-1', `bytes=-${size}`, `bytes=-${size + 1}`, `bytes=${size}-`, `bytes=${size - 1}-`, 'bytes=1e3-', 'bytes=+1-2', 'bytes=0-1,',
+      ),
+      printable(30),
+    );
+
+  let knownCaseBug = 0;
+  afterAll(() => {
+    if (knownCaseBug > 0) console.log(`v1 fuzz: known product bug hit ${knownCaseBug} times: a Range unit other than lower-case "bytes" is ignored`);
+  });
+
+  // RFC 9110 14.1: range units are compared case-insensitively; the README: a single range is 206.
+  // send-file-range.ts matches /^bytes=/ case-sensitively, so "Bytes=0-0" gets the whole file.
+  it.fails('KNOWN BUG: Range: Bytes=0-0 is a single range (units are case-insensitive): 206 with byte 0', async () => {
+    const size = (await rawRequest({ port, path: `/v1/videos/${completed.id}/content`, headers: auth() })).bytes.length;
+    const response = await rawRequest({ port, path: `/v1/videos/${completed.id}/content`, headers: { ...auth(), range: 'Bytes=0-0' } });
+    expect([response.status, response.headers.get('content-range')]).toEqual([206, `bytes 0-0/${size}`]);
+  });
+
+  it('answers exactly what RFC 9110 and the README give: 206 with the bytes, 416 with bytes */size, or the whole file', async () => {
     const full = await rawRequest({ port, path: `/v1/videos/${completed.id}/content`, headers: auth() });
     expect(full.status).toBe(200);
     const size = full.bytes.length;
+    const seen = { 200: 0, 206: 0, 416: 0 };
     await fc.assert(
-      fc.asyncProperty(range, async (header) => {
+      fc.asyncProperty(range(size), async (header) => {
+        const expected = expectedRange(header, size);
+        const label = `Range: ${header} (file of ${size} bytes)`;
         const response = await rawRequest({ port, path: `/v1/videos/${completed.id}/content`, headers: { ...auth(), range: header } });
-        checkResponse(response, { statuses: [200, 206, 416], label: `Range: ${header}` });
-        if (response.status === 206) {
-          const match = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(response.headers.get('content-range') ?? '');
-          expect(match, header).not.toBeNull();
-          const [, start, end, total] = match!.map(Number) as [number, number, number, number];
-          expect(total).toBe(size);
-          expect(response.bytes.equals(full.bytes.subarray(start, end + 1))).toBe(true);
+        // KNOWN BUG (pinned by the it.fails below): a unit not spelled "bytes" in lower case is ignored.
+        if (expected.status === 206 && !header.trim().startsWith('bytes=') && response.status === 200 && response.bytes.equals(full.bytes)) {
+          knownCaseBug += 1;
+          return;
         }
-        if (response.status === 200) expect(response.bytes.length).toBe(size);
+        checkResponse(response, { statuses: [expected.status], label });
+        seen[expected.status] += 1;
+        if (expected.status === 206) {
+          expect(response.headers.get('content-range'), label).toBe(`bytes ${expected.start}-${expected.end}/${size}`);
+          expect(response.headers.get('content-length'), label).toBe(String(expected.end - expected.start + 1));
+          expect(response.bytes.equals(full.bytes.subarray(expected.start, expected.end + 1)), label).toBe(true);
+        } else if (expected.status === 416) {
+          expect(response.headers.get('content-range'), label).toBe(`bytes */${size}`);
+          expect((response.body as { error: { code: string } }).error.code, label).toBe('range_not_satisfiable');
+        } else {
+          expect(response.headers.get('content-range'), label).toBeNull();
+          expect(response.bytes.equals(full.bytes), label).toBe(true);
+        }
       }),
       { seed: SEED, numRuns: RUNS.range },
     );
+    for (const status of [200, 206, 416] as const) expect(seen[status], `no ${status} case`).toBeGreaterThan(5);
   }, 60_000);
 });
 
