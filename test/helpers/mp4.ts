@@ -1,7 +1,7 @@
 // Minimal ISO-BMFF reader for tests: walks the box tree of an MP4 and reads what a player needs
-// (brand, track size, codec, duration), plus an ffprobe cross-check when ffprobe is installed.
+// (brand, track size, codec, duration), plus an ffprobe cross-check (ffprobe is required).
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { requiredTool } from './tools.js';
 
 export interface Box {
   type: string;
@@ -74,11 +74,19 @@ export function readMp4(buf: Buffer): Mp4Info {
   };
 }
 
-const FFPROBE = '/usr/bin/ffprobe';
-export const hasFfprobe = existsSync(FFPROBE);
+/** Whether ffprobe is installed (for a check's own message; ffprobe() itself fails clearly without it). */
+export const hasFfprobe = (() => {
+  try {
+    requiredTool('ffprobe');
+    return true;
+  } catch {
+    return false;
+  }
+})();
 
+/** ffprobe's reading of an MP4; throws "ffprobe is required: apt-get install ffmpeg" without it. */
 export function ffprobe(path: string): { codec: string; width: number; height: number; duration: number; frames: number } {
-  const out = execFileSync(FFPROBE, ['-v', 'error', '-count_frames', '-select_streams', 'v:0', '-show_entries',
+  const out = execFileSync(requiredTool('ffprobe'), ['-v', 'error', '-count_frames', '-select_streams', 'v:0', '-show_entries',
     'stream=codec_name,width,height,nb_read_frames:format=duration', '-of', 'json', path], { encoding: 'utf8' });
   const json = JSON.parse(out) as { streams: { codec_name: string; width: number; height: number; nb_read_frames: string }[]; format: { duration: string } };
   const stream = json.streams[0]!;

@@ -1,5 +1,5 @@
 // The built-in video engine end to end: OpenAI SDK and raw JSON in both request shapes, real MP4
-// bytes checked box by box (and with ffprobe when installed), ranges, ownership, completion
+// bytes checked box by box and with ffprobe (required), ranges, ownership, completion
 // without polling and the hold turning into a charge.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -11,7 +11,7 @@ import type { VideoTask } from '../../shared/api-types.js';
 import { startTestGateway, USD, type TestGateway } from '../helpers/gateway.js';
 import { errorOf, postJson, request } from '../helpers/http.js';
 import { makeImage } from '../helpers/images.js';
-import { ffprobe, hasFfprobe, readMp4 } from '../helpers/mp4.js';
+import { ffprobe, readMp4 } from '../helpers/mp4.js';
 import { waitFor } from '../helpers/stub-video-provider.js';
 
 let t: TestGateway;
@@ -37,14 +37,12 @@ function checkMp4(bytes: Buffer, width: number, height: number, seconds: number)
   expect(info.codec).toBe('avc1');
   expect([info.width, info.height]).toEqual([width, height]);
   expect(info.durationSeconds).toBeCloseTo(seconds, 1);
-  if (hasFfprobe) {
-    const dir = mkdtempSync(join(tmpdir(), 'mgw-mp4-'));
-    const file = join(dir, 'v.mp4');
-    writeFileSync(file, bytes);
-    const probe = ffprobe(file);
-    expect(probe).toMatchObject({ codec: 'h264', width, height });
-    expect(probe.duration).toBeCloseTo(seconds, 1);
-  }
+  const dir = mkdtempSync(join(tmpdir(), 'mgw-mp4-'));
+  const file = join(dir, 'v.mp4');
+  writeFileSync(file, bytes);
+  const probe = ffprobe(file);
+  expect(probe).toMatchObject({ codec: 'h264', width, height });
+  expect(probe.duration).toBeCloseTo(seconds, 1);
 }
 
 describe('videos with the OpenAI SDK', () => {

@@ -1,5 +1,5 @@
 // Built-in video engine: real renders checked by walking the MP4 box tree (always) and by
-// ffprobe/ffmpeg when installed; progress, determinism, abort, validation and named sizes.
+// ffprobe/ffmpeg (required: the tests fail without them); progress, determinism, abort, validation and named sizes.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,11 +8,11 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateImage } from '../../electron/engine/images/index.js';
 import { renderVideo, resolveVideoSize, shutdownVideoWorkers, type RenderVideoInput } from '../../electron/engine/video/index.js';
+import { requiredTool } from '../helpers/tools.js';
 
-const FFPROBE = '/usr/bin/ffprobe';
-const FFMPEG = '/usr/bin/ffmpeg';
-const hasFfprobe = existsSync(FFPROBE);
-const hasFfmpeg = existsSync(FFMPEG);
+// Decode checks always run: without these tools the tests fail saying what to install.
+const FFPROBE = () => requiredTool('ffprobe');
+const FFMPEG = () => requiredTool('ffmpeg');
 
 interface Box {
   type: string;
@@ -90,15 +90,15 @@ function inspectMp4(buf: Buffer): Mp4Facts {
 }
 
 function ffprobe(path: string): { codec: string; width: number; height: number; frames: number; duration: number } {
-  const out = execFileSync(FFPROBE, ['-v', 'error', '-count_frames', '-select_streams', 'v:0', '-show_entries', 'stream=codec_name,width,height,nb_read_frames:format=duration', '-of', 'json', path]).toString();
+  const out = execFileSync(FFPROBE(), ['-v', 'error', '-count_frames', '-select_streams', 'v:0', '-show_entries', 'stream=codec_name,width,height,nb_read_frames:format=duration', '-of', 'json', path]).toString();
   const parsed = JSON.parse(out) as { streams: { codec_name: string; width: number; height: number; nb_read_frames: string }[]; format: { duration: string } };
   const s = parsed.streams[0]!;
   return { codec: s.codec_name, width: s.width, height: s.height, frames: Number(s.nb_read_frames), duration: Number(parsed.format.duration) };
 }
 
-/** Mean and spread of the luma of one decoded frame (ffmpeg only). */
+/** Mean and spread of the luma of one decoded frame (ffmpeg). */
 function lumaStats(path: string, frame: number, width: number, height: number): { mean: number; std: number } {
-  const raw = execFileSync(FFMPEG, ['-v', 'error', '-i', path, '-vf', `select=eq(n\\,${frame})`, '-frames:v', '1', '-f', 'rawvideo', '-pix_fmt', 'gray', '-']);
+  const raw = execFileSync(FFMPEG(), ['-v', 'error', '-i', path, '-vf', `select=eq(n\\,${frame})`, '-frames:v', '1', '-f', 'rawvideo', '-pix_fmt', 'gray', '-']);
   expect(raw.length).toBe(width * height);
   let sum = 0;
   for (const v of raw) sum += v;
@@ -141,13 +141,11 @@ async function renderChecked(name: string, input: RenderVideoInput): Promise<{ p
   expect(facts.syncSamples[0]).toBe(1);
   expect(facts.syncSamples.length).toBeLessThan(facts.samples);
 
-  if (hasFfprobe) {
-    const probe = ffprobe(path);
-    expect(probe.codec).toBe('h264');
-    expect([probe.width, probe.height]).toEqual([input.width, input.height]);
-    expect(probe.frames).toBe(input.seconds * fps);
-    expect(Math.abs(probe.duration - input.seconds)).toBeLessThanOrEqual(0.1);
-  }
+  const probe = ffprobe(path);
+  expect(probe.codec).toBe('h264');
+  expect([probe.width, probe.height]).toEqual([input.width, input.height]);
+  expect(probe.frames).toBe(input.seconds * fps);
+  expect(Math.abs(probe.duration - input.seconds)).toBeLessThanOrEqual(0.1);
 
   expect(progress.length).toBeGreaterThanOrEqual(20);
   for (let i = 1; i < progress.length; i++) expect(progress[i]!).toBeGreaterThan(progress[i - 1]!);
@@ -161,25 +159,21 @@ async function renderChecked(name: string, input: RenderVideoInput): Promise<{ p
 describe('renderVideo', () => {
   it('renders text-to-video as a playable H.264 MP4 with exact size, frame count and duration', async () => {
     const { path } = await renderChecked('text.mp4', { prompt: 'sunset over the ocean with waves', width: 256, height: 144, seconds: 2 });
-    if (hasFfmpeg) {
-      // A real picture, not a flat colour; and seeking to the last second decodes.
-      expect(lumaStats(path, 30, 256, 144).std).toBeGreaterThan(8);
-      const tail = execFileSync(FFMPEG, ['-v', 'error', '-ss', '1.8', '-i', path, '-frames:v', '1', '-f', 'rawvideo', '-pix_fmt', 'gray', '-']);
-      expect(tail.length).toBe(256 * 144);
-    }
+    // A real picture, not a flat colour; and seeking to the last second decodes.
+    expect(lumaStats(path, 30, 256, 144).std).toBeGreaterThan(8);
+    const tail = execFileSync(FFMPEG(), ['-v', 'error', '-ss', '1.8', '-i', path, '-frames:v', '1', '-f', 'rawvideo', '-pix_fmt', 'gray', '-']);
+    expect(tail.length).toBe(256 * 144);
   });
 
   it('renders image-to-video from PNG and JPEG references, fading in from black', async () => {
     const { path } = await renderChecked('image.mp4', { prompt: 'slow zoom', width: 256, height: 144, seconds: 2, reference });
     const jpeg = await sharp(reference).jpeg({ quality: 80 }).toBuffer();
     await renderChecked('image-jpeg.mp4', { prompt: 'pan left', width: 192, height: 108, seconds: 1, fps: 30, reference: jpeg });
-    if (hasFfmpeg) {
-      const first = lumaStats(path, 0, 256, 144);
-      const middle = lumaStats(path, 24, 256, 144);
-      expect(first.mean).toBeLessThan(24);
-      expect(middle.mean).toBeGreaterThan(first.mean + 30);
-      expect(middle.std).toBeGreaterThan(10);
-    }
+    const first = lumaStats(path, 0, 256, 144);
+    const middle = lumaStats(path, 24, 256, 144);
+    expect(first.mean).toBeLessThan(24);
+    expect(middle.mean).toBeGreaterThan(first.mean + 30);
+    expect(middle.std).toBeGreaterThan(10);
   });
 
   it.each([
