@@ -11,6 +11,8 @@
 //   cancel  PUT  /q/{owner}/{app}/requests/{id}/cancel
 //   files   GET  /files/{name}             (public, like fal's CDN)
 // so a client that builds URLs itself, even the documented way, gets 404 and fails.
+// The models it models (fal-schemas.ts) refuse invalid input with fal's 422 {detail: [...]};
+// media files (a playable H.264 MP4 for videos, PNGs) are streamed in chunks.
 // With signedUrls, each returned URL also carries its own ?sig=, so none can be derived from
 // another (response_url + '/status' is a 404), as with queue partners that sign their URLs.
 // Guesses (not in the docs): a queue call on the documented layout for a request this queue never
@@ -21,7 +23,8 @@
 import type { IncomingMessage } from 'node:http';
 import type { Emulator } from './types.js';
 import { startEmulatorServer, type RequestContext, type RouteMatch } from './serve.js';
-import { type Reply, bytes, headerValue, json, parseJsonObject, queryOf } from './http-kit.js';
+import { type Reply, bytes, headerValue, json, parseJsonObject, queryOf, streamed } from './http-kit.js';
+import { validateInput } from './fal-schemas.js';
 import { FalJob, type FalBehaviour, type FalFailure, type FalKind, type FalUrlKind } from './fal-queue.js';
 
 export interface FalEmulatorOptions {
@@ -37,6 +40,8 @@ export interface FalEmulatorOptions {
   exactSize?: boolean;
   /** Sign each returned URL on its own (see FalBehaviour.signedUrls). */
   signedUrls?: boolean;
+  /** Bytes of one second of a video file (default: a realistic bitrate for its size, see playableMp4). */
+  videoBytesPerSecond?: number;
 }
 
 export interface FalEmulator extends Emulator {
@@ -67,6 +72,7 @@ export async function startFalEmulator(options: FalEmulatorOptions = {}): Promis
     kind: options.kind ?? 'auto',
     exactSize: options.exactSize ?? false,
     signedUrls: options.signedUrls ?? false,
+    ...(options.videoBytesPerSecond ? { videoBytesPerSecond: options.videoBytesPerSecond } : {}),
   };
   let origin = '';
 
@@ -89,6 +95,8 @@ export async function startFalEmulator(options: FalEmulatorOptions = {}): Promis
   function submit(ctx: RequestContext, modelPath: string): Reply {
     const input = parseJsonObject(ctx.body);
     if (!input) return json(422, { detail: [{ loc: ['body'], msg: 'Input should be a valid JSON object', type: 'model_attributes_type' }] });
+    const invalid = validateInput(modelPath, input);
+    if (invalid.length > 0) return json(422, { detail: invalid });
     const job = new FalJob(modelPath, input, behaviour);
     jobs.set(job.id, job);
     return json(200, { status: 'IN_QUEUE', ...urls(job), queue_position: queuePosition(job) });
@@ -128,7 +136,7 @@ export async function startFalEmulator(options: FalEmulatorOptions = {}): Promis
     const id = name.replace(/(-\d+)?\.(mp4|png)$/, '');
     const job = jobs.get(id);
     const found = job && job.status === 'COMPLETED' && !job.cancelled && !job.failure ? job.outputFor(origin).files.get(name) : undefined;
-    return found ? bytes(200, found.bytes, found.contentType) : detail(404, 'File not found');
+    return found ? streamed(bytes(200, found.bytes, found.contentType)) : detail(404, 'File not found');
   }
 
   function resolve(method: string, pathname: string): RouteMatch | undefined {

@@ -8,10 +8,10 @@
 // {detail: [{loc, msg, type, url, input}]}, e.g. 422 content_policy_violation),
 // https://docs.fal.ai/documentation/model-apis/request-errors (request errors: {detail,
 // error_type} plus an X-Fal-Error-Type header). Result payloads mirror fal model outputs:
-// video models {video: {url, content_type, file_name, file_size}}, image models {images: [{url,
-// width, height, content_type}]}.
+// video models {video: {url, content_type, file_name, file_size}} (a playable H.264 MP4), image
+// models {images: [{url, width, height, content_type}]}.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { tinyMp4 } from './mp4.js';
+import { playableMp4 } from './mp4.js';
 import { cachedPng, capSize } from './png.js';
 
 export type FalStatus = 'IN_QUEUE' | 'IN_PROGRESS' | 'COMPLETED';
@@ -39,6 +39,8 @@ export interface FalBehaviour {
    * derived from another: a client appending /status to response_url gets a 404.
    */
   signedUrls: boolean;
+  /** Bytes of one second of a video file (default: playableMp4's realistic bitrate). */
+  videoBytesPerSecond?: number;
 }
 
 export type FalUrlKind = 'status' | 'result' | 'cancel';
@@ -87,6 +89,7 @@ export class FalJob {
   readonly kind: FalKind;
   readonly durationMs: number;
   readonly exactSize: boolean;
+  readonly videoBytesPerSecond: number | undefined;
   /** The signature each URL must carry (?sig=), or null when the URLs are unsigned. */
   readonly signatures: Record<FalUrlKind, string> | null;
   stuck: boolean;
@@ -106,6 +109,7 @@ export class FalJob {
     this.kind = behaviour.kind === 'auto' ? (modelPath.includes('video') ? 'video' : 'image') : behaviour.kind;
     this.durationMs = behaviour.durationMs;
     this.exactSize = behaviour.exactSize;
+    this.videoBytesPerSecond = behaviour.videoBytesPerSecond;
     const sign = () => randomBytes(6).toString('hex');
     this.signatures = behaviour.signedUrls ? { status: sign(), result: sign(), cancel: sign() } : null;
     this.stuck = behaviour.stuck;
@@ -150,7 +154,7 @@ export class FalJob {
     const seconds = Number.parseFloat(String(this.input.duration ?? '5')) || 5;
     const dims = ASPECTS[String(this.input.aspect_ratio ?? '16:9')] ?? { width: 1280, height: 720 };
     const name = `${this.id}.mp4`;
-    const mp4 = tinyMp4({ ...dims, durationMs: seconds * 1000, payloadBytes: 4096 });
+    const mp4 = playableMp4({ ...dims, durationMs: seconds * 1000, ...(this.videoBytesPerSecond ? { bytesPerSecond: this.videoBytesPerSecond } : {}) });
     const result = {
       video: { url: `${origin}/files/${name}`, content_type: 'video/mp4', file_name: 'output.mp4', file_size: mp4.length },
       seed: 42,

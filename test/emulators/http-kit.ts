@@ -7,6 +7,11 @@ export interface Reply {
   status: number;
   headers: Record<string, string>;
   body: Buffer;
+  /**
+   * Send the body as a real server streams a large one: Transfer-Encoding: chunked, in several
+   * writes with short pauses of real time between them (see `send`), not in one write.
+   */
+  chunked?: boolean;
 }
 
 export function json(status: number, value: unknown, headers: Record<string, string> = {}): Reply {
@@ -16,6 +21,17 @@ export function json(status: number, value: unknown, headers: Record<string, str
 export function bytes(status: number, body: Buffer, contentType: string): Reply {
   return { status, headers: { 'content-type': contentType }, body };
 }
+
+/** The same reply, streamed in chunks (media files and image answers). */
+export function streamed(reply: Reply): Reply {
+  return { ...reply, chunked: true };
+}
+
+/** Largest piece of a chunked body, and the pause between pieces. */
+const CHUNK_MAX_BYTES = 64 * 1024;
+const CHUNK_PAUSE_MS = 1;
+/** A chunked body is cut into at least this many pieces (when it has that many bytes). */
+const CHUNK_MIN_PIECES = 4;
 
 export function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
@@ -43,6 +59,10 @@ export function resetSocket(socket: Socket): void {
  */
 export function send(res: ServerResponse, reply: Reply, options: { truncate?: boolean; extraHeaders?: Record<string, string> } = {}): void {
   const headers: Record<string, string> = { ...reply.headers, ...options.extraHeaders };
+  if (!options.truncate && reply.chunked && reply.body.length > 1) {
+    void sendChunked(res, reply.status, headers, reply.body);
+    return;
+  }
   if (!options.truncate) {
     res.writeHead(reply.status, { ...headers, 'content-length': String(reply.body.length) });
     res.end(reply.body);
@@ -55,6 +75,31 @@ export function send(res: ServerResponse, reply: Reply, options: { truncate?: bo
   res.write(body.subarray(0, Math.max(1, Math.floor(body.length / 2))), () => {
     setTimeout(() => res.socket?.destroy(), 10).unref();
   });
+}
+
+/**
+ * Writes `body` with Transfer-Encoding: chunked (no Content-Length), in pieces of at most 64 KiB
+ * (at least four), each after a short real-time pause and once the socket took the previous one,
+ * so a client sees the body arrive over time as from a real server. Stops when the client leaves.
+ */
+async function sendChunked(res: ServerResponse, status: number, headers: Record<string, string>, body: Buffer): Promise<void> {
+  res.writeHead(status, headers);
+  const piece = Math.max(1, Math.min(CHUNK_MAX_BYTES, Math.ceil(body.length / CHUNK_MIN_PIECES)));
+  for (let at = 0; at < body.length; at += piece) {
+    if (res.destroyed) return;
+    const flushed = res.write(body.subarray(at, at + piece));
+    if (!flushed) await new Promise<void>((resolve) => {
+      const done = () => {
+        res.off('drain', done);
+        res.off('close', done);
+        resolve();
+      };
+      res.once('drain', done);
+      res.once('close', done);
+    });
+    if (at + piece < body.length) await sleep(CHUNK_PAUSE_MS);
+  }
+  if (!res.destroyed) res.end();
 }
 
 /** Query parameters of a raw request target. */

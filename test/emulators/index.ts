@@ -9,3 +9,5 @@ export { FalJob, contentPolicyFailure, type FalBehaviour, type FalFailure, type 
 export { encodePng, crc32 } from './png.js';
 export { inspectPng, type PngInfo } from './png-inspect.js';
 export { tinyMp4 } from './mp4.js';
+export { playableMp4, type PlayableMp4Options } from './mp4.js';
+export { validateInput, schemaFor, type FalValidationError } from './fal-schemas.js';

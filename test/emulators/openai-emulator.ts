@@ -3,11 +3,13 @@
 // Docs followed: https://platform.openai.com/docs/api-reference/authentication (Bearer key; a bad
 // key gets 401 {error: {type: 'invalid_request_error', code: 'invalid_api_key'}}),
 // .../api-reference/models/list ({object: 'list', data: [{id, object: 'model', created,
-// owned_by}]}), .../images and .../videos (see openai-images.ts, openai-videos.ts).
+// owned_by}]}), .../images and .../videos (see openai-images.ts, openai-videos.ts). Like the real
+// API it refuses sizes a model does not render and parameters an endpoint does not take; image
+// answers and downloads are streamed in chunks (http-kit `streamed`).
 import type { IncomingMessage } from 'node:http';
 import type { Emulator, UploadedFile } from './types.js';
 import { startEmulatorServer, type RouteMatch } from './serve.js';
-import { headerValue, json } from './http-kit.js';
+import { headerValue, json, streamed } from './http-kit.js';
 import { openaiError } from './openai-errors.js';
 import { IMAGE_MODELS, handleEdits, handleGenerations, type ImageFiles, type ImageSettings } from './openai-images.js';
 import {
@@ -36,6 +38,8 @@ export interface OpenAIEmulatorOptions {
   imageLatencyMs?: number;
   /** Return PNGs of exactly the requested size (default: longer side capped at 256 px). */
   exactSize?: boolean;
+  /** Bytes of one second of a video download (default: a realistic bitrate for its size, see playableMp4). */
+  videoBytesPerSecond?: number;
 }
 
 export interface OpenAIEmulator extends Emulator {
@@ -112,7 +116,7 @@ export async function startOpenAIEmulator(options: OpenAIEmulatorOptions = {}): 
     const imageFile = /^\/images\/([^/]+)$/.exec(pathname);
     if (method === 'GET' && imageFile?.[1]) {
       const found = imageFiles.get(decodeURIComponent(imageFile[1]));
-      const reply = found ? { status: 200, headers: { 'content-type': 'image/png' }, body: found } : openaiError(404, 'Not found', { code: null });
+      const reply = found ? streamed({ status: 200, headers: { 'content-type': 'image/png' }, body: found }) : openaiError(404, 'Not found', { code: null });
       return { route: 'GET /images/:name', public: true, handle: () => reply };
     }
     const model = /^\/v1\/models\/([^/]+)$/.exec(pathname);
@@ -129,7 +133,7 @@ export async function startOpenAIEmulator(options: OpenAIEmulatorOptions = {}): 
     const video = /^\/v1\/videos\/([^/]+)(\/content)?$/.exec(pathname);
     const id = video?.[1] ? decodeURIComponent(video[1]) : undefined;
     if (!video || !id) return undefined;
-    if (video[2] && method === 'GET') return { route: 'GET /v1/videos/:id/content', handle: (ctx) => handleVideoContent(ctx, store, id) };
+    if (video[2] && method === 'GET') return { route: 'GET /v1/videos/:id/content', handle: (ctx) => handleVideoContent(ctx, store, id, options.videoBytesPerSecond) };
     if (video[2]) return undefined;
     if (method === 'GET') return { route: 'GET /v1/videos/:id', handle: () => handleRetrieveVideo(store, id) };
     if (method === 'DELETE') return { route: 'DELETE /v1/videos/:id', handle: () => handleDeleteVideo(store, id) };

@@ -36,3 +36,41 @@ export function openaiError(status: number, message?: string, fields: OpenAIErro
 export function badParam(param: string, message: string, code = 'invalid_value'): Reply {
   return openaiError(400, message, { type: 'invalid_request_error', param, code });
 }
+
+/** 'a', 'b', and 'c' / 'a' and 'b': how the API lists the values it supports. */
+export function quotedList(values: readonly string[]): string {
+  const quoted = values.map((value) => `'${value}'`);
+  if (quoted.length <= 2) return quoted.join(' and ');
+  return `${quoted.slice(0, -1).join(', ')}, and ${quoted.at(-1)}`;
+}
+
+/**
+ * The real API's refusal of a value outside a parameter's enum, e.g. {message: "Invalid value:
+ * '512x512'. Supported values are: '1024x1024', '1024x1536', '1536x1024', and 'auto'.", type:
+ * 'invalid_request_error', param: 'size', code: 'invalid_value'} (as answered to gpt-image-1 clients).
+ */
+export function invalidValue(param: string, value: unknown, supported: readonly string[]): Reply {
+  return badParam(param, `Invalid value: '${String(value)}'. Supported values are: ${quotedList(supported)}.`, 'invalid_value');
+}
+
+/**
+ * The real API's refusal of a body parameter the endpoint (or the model) does not take, e.g.
+ * {message: "Unknown parameter: 'response_format'.", type: 'invalid_request_error', param:
+ * 'response_format', code: 'unknown_parameter'} (what gpt-image-1 answers to response_format).
+ */
+export function unknownParameter(param: string): Reply {
+  return badParam(param, `Unknown parameter: '${param}'.`, 'unknown_parameter');
+}
+
+/** A JSON value of the wrong type: "Invalid type for 'n': expected an integer, but got a string instead." */
+export function invalidType(param: string, expected: string, value: unknown): Reply {
+  const got = value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value === 'string' ? 'a string' : typeof value === 'boolean' ? 'a boolean' : typeof value === 'object' ? 'an object' : Number.isInteger(value) ? 'an integer' : 'a decimal';
+  return badParam(param, `Invalid type for '${param}': expected ${expected}, but got ${got} instead.`, 'invalid_type');
+}
+
+/** An integer out of range: code 'integer_above_max_value' / 'integer_below_min_value' like the API's. */
+export function integerOutOfRange(param: string, value: number, min: number, max: number): Reply {
+  return value > max
+    ? badParam(param, `Invalid '${param}': integer above maximum value. Expected a value <= ${max}, but got ${value} instead.`, 'integer_above_max_value')
+    : badParam(param, `Invalid '${param}': integer below minimum value. Expected a value >= ${min}, but got ${value} instead.`, 'integer_below_min_value');
+}

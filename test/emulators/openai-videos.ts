@@ -1,26 +1,41 @@
 // OpenAI Videos API (Sora) emulation. Endpoints and the video object follow the API reference
 // (https://platform.openai.com/docs/api-reference/videos: create, retrieve, content, delete) and the
 // `Video` / `VideoCreateParams` / `VideoDeleteResponse` types of the openai npm package (v6.49):
-// status queued | in_progress | completed | failed, seconds '4'|'8'|'12', size 720x1280 | 1280x720
-// | 1024x1792 | 1792x1024, `error: {code, message}` when failed, delete -> {id, object:
-// 'video.deleted', deleted: true}. A task's state is computed from the clock on every read, so
-// the `videos` Map always shows the current status without timers.
+// status queued | in_progress | completed | failed, seconds '4'|'8'|'12', `error: {code, message}`
+// when failed, delete -> {id, object: 'video.deleted', deleted: true}. Sizes per model, from the
+// model pages (platform.openai.com/docs/models/sora-2 and .../sora-2-pro): sora-2 720x1280 and
+// 1280x720; sora-2-pro also 1024x1792 and 1792x1024. Refused like the real API (400
+// invalid_request_error): a size or seconds outside those ('invalid_value', param named), a body
+// parameter create does not take ("Unknown parameter: 'x'.", 'unknown_parameter').
+// A task's state is computed from the clock on every read, so the `videos` Map always shows the
+// current status without timers. The content is a playable H.264 MP4 of the task's size and
+// seconds, at a realistic bitrate, streamed in chunks.
+// DELETE of a queued or in_progress video is refused: the API reference and the SDK's doc of
+// videos.delete say "Permanently delete a completed or failed video and its stored assets", and
+// the API has no cancel for videos. The exact answer is not documented; this one is a 400
+// invalid_request_error shaped like the API's other refusals of an object's state (e.g. the
+// Assistants API's "Cannot cancel run with status 'completed'.": param null, code null).
 // Guesses (not in the docs): content before completion -> 400 code 'video_not_ready'; unknown id
 // -> 404 code 'not_found'; list defaults to limit 20, newest first, and an `after` id it does not
 // know gives an empty page; thumbnail/spritesheet variants are served as PNG (real: webp/jpg);
-// expires_at = completed_at + 1 day; a failed task keeps the progress it had; DELETE is accepted
-// in any state (the docs say completed or failed) so gateways can use it as cancel.
+// expires_at = completed_at + 1 day; a failed task keeps the progress it had.
 import { randomBytes } from 'node:crypto';
 import type { RequestContext } from './serve.js';
-import { type Reply, bytes, headerValue, json, parseJsonObject, queryOf } from './http-kit.js';
-import { badParam, openaiError } from './openai-errors.js';
+import { type Reply, bytes, headerValue, json, parseJsonObject, queryOf, streamed } from './http-kit.js';
+import { badParam, invalidType, invalidValue, openaiError, unknownParameter } from './openai-errors.js';
 import { isMultipart, parseMultipart } from './multipart.js';
-import { parseSize, tinyMp4 } from './mp4.js';
+import { parseSize, playableMp4 } from './mp4.js';
 import { cachedPng, capSize } from './png.js';
 
 export const VIDEO_MODELS = ['sora-2', 'sora-2-pro'] as const;
 const SECONDS = ['4', '8', '12'];
-const SIZES = ['720x1280', '1280x720', '1024x1792', '1792x1024'];
+/** Output sizes each model renders (its first is the API's default, 720x1280). */
+export const VIDEO_SIZES: Record<(typeof VIDEO_MODELS)[number], readonly string[]> = {
+  'sora-2': ['720x1280', '1280x720'],
+  'sora-2-pro': ['720x1280', '1280x720', '1024x1792', '1792x1024'],
+};
+/** Body parameters of POST /v1/videos (VideoCreateParams). */
+const CREATE_PARAMS = new Set(['prompt', 'model', 'seconds', 'size', 'input_reference']);
 
 export type VideoStatus = 'queued' | 'in_progress' | 'completed' | 'failed';
 export interface VideoError {
@@ -40,9 +55,8 @@ export const DEFAULT_VIDEO_ERROR: VideoError = { code: 'video_generation_failed'
 export class VideoTask {
   readonly id = `video_${randomBytes(16).toString('hex')}`;
   readonly createdAtMs = Date.now();
-  /** Set by DELETE; `cancelled` when it was deleted before finishing. */
+  /** Set by DELETE (accepted only once the video is completed or failed). */
   deleted = false;
-  cancelled = false;
   stuck: boolean;
   failure: VideoError | undefined;
   private forced: { status: 'completed' | 'failed'; atMs: number; progress: number } | undefined;
@@ -137,6 +151,8 @@ async function readCreateBody(ctx: RequestContext): Promise<{ values: Record<str
     ctx.record.files = form.files.map(({ field, name, type, size }) => ({ field, name, type, size }));
     const file = form.files.find((entry) => entry.field === 'input_reference');
     const reference: InputReference | undefined = file ? { kind: 'file', name: file.name, type: file.type, size: file.size } : undefined;
+    const unknownFile = form.files.find((entry) => !CREATE_PARAMS.has(entry.field));
+    if (unknownFile) return unknownParameter(unknownFile.field);
     return { values: form.fields, reference };
   }
   const values = parseJsonObject(ctx.body);
@@ -155,14 +171,19 @@ export async function handleCreateVideo(ctx: RequestContext, store: VideoStore):
   const parsed = await readCreateBody(ctx);
   if ('status' in parsed) return parsed;
   const { values, reference } = parsed;
+  const unknown = Object.keys(values).find((name) => !CREATE_PARAMS.has(name));
+  if (unknown !== undefined) return unknownParameter(unknown);
   const prompt = values.prompt;
   if (typeof prompt !== 'string' || prompt.trim() === '') return badParam('prompt', "Missing required parameter: 'prompt'.", 'missing_required_parameter');
   const model = values.model === undefined ? 'sora-2' : String(values.model);
-  if (!(VIDEO_MODELS as readonly string[]).includes(model)) return badParam('model', `Invalid value for 'model': ${model}.`);
-  const seconds = values.seconds === undefined ? '4' : String(values.seconds);
-  if (!SECONDS.includes(seconds)) return badParam('seconds', `Invalid value for 'seconds': ${seconds}. Allowed: ${SECONDS.join(', ')}.`);
+  if (!(VIDEO_MODELS as readonly string[]).includes(model)) return invalidValue('model', model, VIDEO_MODELS);
+  // JSON bodies must send seconds as the string enum (a form field is always a string).
+  if (values.seconds !== undefined && typeof values.seconds !== 'string') return invalidType('seconds', `one of ${SECONDS.map((v) => `'${v}'`).join(', ')}`, values.seconds);
+  const seconds = values.seconds === undefined ? '4' : values.seconds;
+  if (!SECONDS.includes(seconds)) return invalidValue('seconds', seconds, SECONDS);
+  const sizes = VIDEO_SIZES[model as (typeof VIDEO_MODELS)[number]];
   const size = values.size === undefined ? '720x1280' : String(values.size);
-  if (!SIZES.includes(size)) return badParam('size', `Invalid value for 'size': ${size}. Allowed: ${SIZES.join(', ')}.`);
+  if (!sizes.includes(size)) return invalidValue('size', size, sizes);
   const task = new VideoTask(model, prompt, seconds, size, reference, store.behaviour.durationMs, store.behaviour);
   store.videos.set(task.id, task);
   return json(200, task.toJSON());
@@ -182,7 +203,7 @@ export function handleRetrieveVideo(store: VideoStore, id: string): Reply {
   return task ? json(200, task.toJSON()) : notFound(id);
 }
 
-export function handleVideoContent(ctx: RequestContext, store: VideoStore, id: string): Reply {
+export function handleVideoContent(ctx: RequestContext, store: VideoStore, id: string, bytesPerSecond?: number): Reply {
   const task = live(store, id);
   if (!task) return notFound(id);
   if (task.status !== 'completed') {
@@ -191,11 +212,11 @@ export function handleVideoContent(ctx: RequestContext, store: VideoStore, id: s
   const variant = queryOf(ctx.path).get('variant') ?? 'video';
   const dims = parseSize(task.size) ?? { width: 720, height: 1280 };
   if (variant === 'video') {
-    return bytes(200, tinyMp4({ ...dims, durationMs: Number(task.seconds) * 1000 }), 'video/mp4');
+    return streamed(bytes(200, playableMp4({ ...dims, durationMs: Number(task.seconds) * 1000, ...(bytesPerSecond ? { bytesPerSecond } : {}) }), 'video/mp4'));
   }
   if (variant === 'thumbnail' || variant === 'spritesheet') {
     const small = capSize(dims.width, dims.height, 128);
-    return bytes(200, cachedPng(small.width, small.height), 'image/png');
+    return streamed(bytes(200, cachedPng(small.width, small.height), 'image/png'));
   }
   return badParam('variant', `Invalid value for 'variant': ${variant}.`);
 }
@@ -230,7 +251,9 @@ export function handleDeleteVideo(store: VideoStore, id: string): Reply {
   const task = live(store, id);
   if (!task) return notFound(id);
   const status = task.status;
-  task.cancelled = status === 'queued' || status === 'in_progress';
+  if (status === 'queued' || status === 'in_progress') {
+    return openaiError(400, `Cannot delete video with status '${status}'. Only completed or failed videos can be deleted.`, { type: 'invalid_request_error', param: null, code: null });
+  }
   task.deleted = true;
   return json(200, { id, object: 'video.deleted', deleted: true });
 }

@@ -39,7 +39,8 @@ beforeAll(async () => {
     upstreamModel: 'local-video',
   });
   await near.gateway.catalog.put({
-    record: { ...image, id: 'far-image', owned_by: 'far', capabilities: { ...image.capabilities, supported_sizes: ['256x256'] } },
+    // A size the far gateway's up-image (gpt-image-1 upstream) takes.
+    record: { ...image, id: 'far-image', owned_by: 'far', capabilities: { ...image.capabilities, supported_sizes: ['1024x1024'] } },
     providerId: 'far',
     upstreamModel: 'up-image',
   });
@@ -52,15 +53,15 @@ afterAll(async () => {
 
 describe('a gateway in front of another gateway', () => {
   it('an image passes through both and comes back in the contract shape', async () => {
-    const result = await near.client(key.token).images.generate({ model: 'far-image', prompt: 'a kite over dunes', size: '256x256' });
+    const result = await near.client(key.token).images.generate({ model: 'far-image', prompt: 'a kite over dunes', size: '1024x1024' });
     expect(Object.keys(result).sort()).toEqual(['data', 'usage']);
-    expect(await decodeB64(result.data![0]!.b64_json!)).toMatchObject({ format: 'png', width: 256, height: 256 });
+    expect(await decodeB64(result.data![0]!.b64_json!)).toMatchObject({ format: 'png', width: 1024, height: 1024 });
   });
 
   it('an edit with a reference passes through both', async () => {
     const file = await toFile(await makeImage(96, 64), 'ref.png', { type: 'image/png' });
-    const result = await near.client(key.token).images.edit({ model: 'far-image', prompt: 'make it dusk', image: file, size: '256x256' });
-    expect(await decodeB64(result.data![0]!.b64_json!)).toMatchObject({ format: 'png', width: 256, height: 256 });
+    const result = await near.client(key.token).images.edit({ model: 'far-image', prompt: 'make it dusk', image: file, size: '1024x1024' });
+    expect(await decodeB64(result.data![0]!.b64_json!)).toMatchObject({ format: 'png', width: 1024, height: 1024 });
   });
 
   it("a video of the far gateway's own engine completes and its MP4 is served by the near one", async () => {

@@ -68,8 +68,8 @@ describe.each(cases.map((c, i) => [...c, i] as const))('an env-named key holding
   });
 
   it.each([
-    ['an image (openai)', 'openai', '/images/generations', 'image', { size: '256x256' }],
-    ['an image (fal)', 'fal', '/images/generations', 'image', { size: '256x256' }],
+    ['an image (openai)', 'openai', '/images/generations', 'image', { size: '1024x1024' }],
+    ['an image (fal)', 'fal', '/images/generations', 'image', { size: '1024x1024' }],
     ['a video (openai)', 'openai', '/videos', 'video', { seconds: '4', size: '1280x720' }],
   ] as const)('a request for %s: 503 upstream_unavailable saying the key is not usable, logged without the value', async (_what, kind, path, model, extra) => {
     const id = ids[kind];

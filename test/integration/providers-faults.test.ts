@@ -34,7 +34,7 @@ describe('openai image faults', () => {
   it.each(imageCases.map(([name, fault, status, code]) => [name, status, code, fault] as const))('%s -> %i %s, no upstream body, nothing charged', async (_name, status, code, fault) => {
     u.openai.inject('POST /v1/images/generations', fault);
     const before = await u.t.gateway.billing.view(key.accountId);
-    const response = await postJson(`${u.t.baseUrl}/images/generations`, { model: 'up-image', prompt: 'x', size: '256x256' }, key.token);
+    const response = await postJson(`${u.t.baseUrl}/images/generations`, { model: 'up-image', prompt: 'x', size: '1024x1024' }, key.token);
     expect(response.status).toBe(status);
     const error = errorOf(response);
     expect(error).toMatchObject({ code, type: code, param: null });
@@ -56,7 +56,7 @@ describe('openai image faults', () => {
     ['no wait named at all: 1 s (every 429 says when to retry)', {}, '1'],
   ])('429 with %s -> the wait in whole seconds, rounded up', async (_name, headers, expected) => {
     u.openai.inject('POST /v1/images/generations', { status: 429, headers });
-    const response = await postJson(`${u.t.baseUrl}/images/generations`, { model: 'up-image', prompt: 'x', size: '256x256' }, key.token);
+    const response = await postJson(`${u.t.baseUrl}/images/generations`, { model: 'up-image', prompt: 'x', size: '1024x1024' }, key.token);
     expect(response.status).toBe(429);
     expect(errorOf(response).code).toBe('upstream_rate_limited');
     expect(response.headers.get('retry-after')).toBe(expected);
@@ -261,7 +261,7 @@ describe('video tasks and upstream faults', () => {
 describe('logs', () => {
   it('keep the raw upstream body for the owner, with the provider key redacted', async () => {
     u.openai.inject('POST /v1/images/generations', { status: 500, body: `boom; echoed key ${u.openai.apiKey}` });
-    await postJson(`${u.t.baseUrl}/images/generations`, { model: 'up-image', prompt: 'x', size: '256x256' }, key.token);
+    await postJson(`${u.t.baseUrl}/images/generations`, { model: 'up-image', prompt: 'x', size: '1024x1024' }, key.token);
     const line = u.logs.filter((l) => typeof l.fields.body === 'string' && (l.fields.body as string).includes('boom')).at(-1)!;
     expect(line.fields.body).toContain('[REDACTED]');
     expect(JSON.stringify(u.logs)).not.toContain(u.openai.apiKey);
@@ -270,7 +270,7 @@ describe('logs', () => {
   it('never keep the head of a provider key that an upstream body echoes where the log cuts the body short', async () => {
     const providerKey = u.openai.apiKey;
     u.openai.inject('POST /v1/images/generations', { status: 500, body: `${'x'.repeat(1_995)}${providerKey} and more` });
-    await postJson(`${u.t.baseUrl}/images/generations`, { model: 'up-image', prompt: 'x', size: '256x256' }, key.token);
+    await postJson(`${u.t.baseUrl}/images/generations`, { model: 'up-image', prompt: 'x', size: '1024x1024' }, key.token);
     const line = u.logs.filter((l) => typeof l.fields.body === 'string' && (l.fields.body as string).startsWith('xxxxx')).at(-1)!;
     expect(line.fields.body).toHaveLength(2_000);
     expect(line.fields.body).not.toContain(providerKey.slice(0, 5));

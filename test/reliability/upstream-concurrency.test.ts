@@ -109,7 +109,7 @@ describe(`upstream faults under concurrency (seed ${SEED})`, () => {
         const token = keys[s.key]!.token;
         const body =
           s.kind === 'image'
-            ? { model: s.model, prompt: `concurrent image ${i}`, size: '256x256' }
+            ? { model: s.model, prompt: `concurrent image ${i}`, size: s.model === 'up-image' ? '1024x1024' : '256x256' }
             : s.model === 'up-video'
               ? { model: s.model, prompt: `concurrent video ${i}`, seconds: 4, size: '1280x720' }
               : { model: s.model, prompt: `concurrent video ${i}`, seconds: 5, size: '720p' };
@@ -258,7 +258,8 @@ describe('each upstream fault under concurrency gets exactly its mapped answer',
     emulator: 'openai' | 'fal';
     route: string;
   }
-  const image = (model: string) => ({ path: 'images/generations' as const, body: { model, size: '256x256' } });
+  // Sizes the upstream model renders (gpt-image-1: 1024x1024; fal's flux/dev takes any {width, height}).
+  const image = (model: string) => ({ path: 'images/generations' as const, body: { model, size: model === 'up-image' ? '1024x1024' : '256x256' } });
   const cases: [string, Target, Fault, number, string][] = [
     ...openaiImageFaultCases(SECRET).map(([name, fault, status, code]): [string, Target, Fault, number, string] => [`openai image ${name}`, { ...image('up-image'), emulator: 'openai', route: 'POST /v1/images/generations' }, fault, status, code]),
     ...falImageFaultCases(SECRET).map(([name, route, fault, status, code]): [string, Target, Fault, number, string] => [`fal image ${name}`, { ...image('fal-image'), emulator: 'fal', route }, fault, status, code]),

@@ -84,14 +84,14 @@ function assertNoSecret(text: string, where: string): void {
 
 describe('in-process: requests that succeed, fail upstream, and fail authentication', () => {
   it('drives the gateway through its secret-bearing paths', async () => {
-    const image = await v1('POST', '/images/generations', a.token, { model: 'up-image', prompt: 'ok', size: '256x256' });
+    const image = await v1('POST', '/images/generations', a.token, { model: 'up-image', prompt: 'ok', size: '1024x1024' });
     checkResponse(image, { statuses: [200] });
 
     // Upstreams that echo their own key in error bodies, on images, edits and videos.
     u.openai.inject('POST /v1/images/generations', { status: 500, body: `boom, the key was ${u.openai.apiKey}`, times: 1 });
-    checkResponse(await v1('POST', '/images/generations', a.token, { model: 'up-image', prompt: 'x', size: '256x256' }), { upstream: true, statuses: [503] });
+    checkResponse(await v1('POST', '/images/generations', a.token, { model: 'up-image', prompt: 'x', size: '1024x1024' }), { upstream: true, statuses: [503] });
     u.openai.inject('POST /v1/images/generations', { status: 400, body: `{"error":{"message":"bad key ${u.openai.apiKey}"}}`, times: 1 });
-    checkResponse(await v1('POST', '/images/generations', a.token, { model: 'up-image', prompt: 'x', size: '256x256' }), { statuses: [400] });
+    checkResponse(await v1('POST', '/images/generations', a.token, { model: 'up-image', prompt: 'x', size: '1024x1024' }), { statuses: [400] });
     u.openai.inject('POST /v1/videos', { status: 500, body: `video boom ${u.openai.apiKey} Bearer ${u.openai.apiKey}`, times: 1 });
     checkResponse(await v1('POST', '/videos', a.token, { model: 'up-video', prompt: 'x', seconds: 4, size: '1280x720' }), { upstream: true, statuses: [503] });
     u.fal.inject('POST submit', { status: 503, body: `fal says Key ${u.fal.apiKey}`, times: 1 });

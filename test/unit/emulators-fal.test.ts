@@ -1,6 +1,8 @@
 // The fal-style queue emulator, driven only through the URLs its submit answer returns.
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { inspectPng, startFalEmulator, type FalEmulator } from '../emulators/index.js';
+import { probeMp4, readChunks } from '../helpers/emulator-checks.js';
+import { readMp4 } from '../helpers/mp4.js';
 
 const VIDEO_MODEL = 'fal-ai/kling-video/v2/master/text-to-video';
 const IMAGE_MODEL = 'fal-ai/flux/dev';
@@ -108,12 +110,49 @@ describe('fal queue', () => {
     const file = await fetch(video.url); // public, like fal's CDN
     expect(file.status).toBe(200);
     expect(file.headers.get('content-type')).toBe('video/mp4');
-    const mp4 = Buffer.from(await file.arrayBuffer());
+    expect(file.headers.get('transfer-encoding')).toBe('chunked');
+    const { body: mp4, chunks } = await readChunks(file);
+    expect(chunks).toBeGreaterThan(1);
     expect(mp4.length).toBe(video.file_size);
-    expect(mp4.toString('latin1', 4, 8)).toBe('ftyp');
-    const mvhd = mp4.indexOf('mvhd', 0, 'latin1');
-    // After the type: version/flags, creation, modification, timescale (+16), duration (+20).
-    expect(mp4.readUInt32BE(mvhd + 20) / mp4.readUInt32BE(mvhd + 16)).toBe(10);
+    // 10 s of 720x1280 at a realistic bitrate (~1.5 Mbit/s), playable: ffprobe decodes every frame.
+    expect(mp4.length).toBeGreaterThan(1_500_000);
+    expect(readMp4(mp4)).toMatchObject({ codec: 'avc1', width: 720, height: 1280, durationSeconds: 10 });
+    expect(probeMp4(mp4)).toEqual({ codec: 'h264', width: 720, height: 1280, duration: 10, frames: 300 });
+  });
+
+  test('modelled models refuse invalid input with 422 {detail: [{loc, msg, type}]}; nothing is queued', async () => {
+    const refuse = async (model: string, input: Record<string, unknown>) => {
+      const res = await fetch(`${fal.baseUrl}/${model}`, { method: 'POST', headers: { ...auth(), 'content-type': 'application/json' }, body: JSON.stringify(input) });
+      expect(res.status, JSON.stringify(input)).toBe(422);
+      return ((await res.json()) as { detail: { loc: (string | number)[]; msg: string; type: string; input?: unknown; ctx?: unknown }[] }).detail;
+    };
+    expect(await refuse(VIDEO_MODEL, { duration: '5' })).toEqual([{ loc: ['body', 'prompt'], msg: 'Field required', type: 'missing', input: { duration: '5' } }]);
+    expect(await refuse(VIDEO_MODEL, { prompt: 'x', duration: '8' })).toEqual([
+      { loc: ['body', 'duration'], msg: "Input should be '5' or '10'", type: 'enum', input: '8', ctx: { expected: "'5' or '10'" } },
+    ]);
+    expect(await refuse(VIDEO_MODEL, { prompt: 'x', duration: 5 })).toMatchObject([{ loc: ['body', 'duration'], type: 'enum' }]);
+    expect(await refuse(VIDEO_MODEL, { prompt: 'x', aspect_ratio: '4:3' })).toEqual([
+      { loc: ['body', 'aspect_ratio'], msg: "Input should be '16:9', '9:16' or '1:1'", type: 'enum', input: '4:3', ctx: { expected: "'16:9', '9:16' or '1:1'" } },
+    ]);
+    expect(await refuse(VIDEO_MODEL, { prompt: 'x', cfg_scale: 2 })).toEqual([
+      { loc: ['body', 'cfg_scale'], msg: 'Input should be less than or equal to 1', type: 'less_than_equal', input: 2, ctx: { le: 1 } },
+    ]);
+    expect(await refuse(VIDEO_MODEL, { prompt: 42 })).toMatchObject([{ loc: ['body', 'prompt'], type: 'string_type' }]);
+    expect(await refuse('fal-ai/kling-video/v2/master/image-to-video', { prompt: 'x' })).toMatchObject([{ loc: ['body', 'image_url'], type: 'missing' }]);
+    expect(await refuse(IMAGE_MODEL, { prompt: 'x', image_size: 'huge' })).toMatchObject([{ loc: ['body', 'image_size'], type: 'enum' }]);
+    expect(await refuse(IMAGE_MODEL, { prompt: 'x', image_size: { width: 20_000, height: 0 } })).toEqual([
+      { loc: ['body', 'image_size', 'width'], msg: 'Input should be less than or equal to 14142', type: 'less_than_equal', input: 20_000, ctx: { le: 14142 } },
+      { loc: ['body', 'image_size', 'height'], msg: 'Input should be greater than 0', type: 'greater_than', input: 0, ctx: { gt: 0 } },
+    ]);
+    expect(await refuse(IMAGE_MODEL, { prompt: 'x', num_images: 5 })).toMatchObject([{ loc: ['body', 'num_images'], type: 'less_than_equal', ctx: { le: 4 } }]);
+    expect(await refuse(IMAGE_MODEL, { prompt: 'x', num_images: 1.5 })).toMatchObject([{ loc: ['body', 'num_images'], type: 'int_from_float' }]);
+    expect(await refuse(IMAGE_MODEL, { prompt: 'x', output_format: 'webp' })).toMatchObject([{ loc: ['body', 'output_format'], type: 'enum' }]);
+    expect(await refuse(IMAGE_MODEL, { prompt: 'x', enable_safety_checker: 'yes' })).toMatchObject([{ loc: ['body', 'enable_safety_checker'], type: 'bool_type' }]);
+    expect(fal.jobs.size).toBe(0);
+    // Fields a schema does not name are ignored (pydantic's default), and models with no schema here take any object.
+    await submit(VIDEO_MODEL, { prompt: 'x', duration: '10', resolution: '720p', seed: 1 });
+    await submit('fal-ai/some/other-model', { anything: [1, 2] });
+    expect(fal.jobs.size).toBe(2);
   });
 
   test('image models return {images: [{url, width, height}]} pointing at real PNGs', async () => {
@@ -124,7 +163,10 @@ describe('fal queue', () => {
     expect(images).toHaveLength(2);
     for (const image of images) {
       expect(image.content_type).toBe('image/png');
-      const png = Buffer.from(await (await fetch(image.url)).arrayBuffer());
+      const file = await fetch(image.url);
+      expect(file.headers.get('transfer-encoding')).toBe('chunked');
+      const { body: png, chunks } = await readChunks(file);
+      expect(chunks).toBeGreaterThan(1);
       const info = inspectPng(png);
       expect([info.width, info.height]).toEqual([image.width, image.height]);
       expect(image.width / image.height).toBeCloseTo(1024 / 576, 1);
