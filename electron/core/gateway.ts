@@ -133,6 +133,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
  */
 export async function startBackgroundWork(gateway: Gateway, holder = 'mgw serve'): Promise<void> {
   await gateway.dataDirLock.claim(holder);
+  gateway.store.checkpointInBackground(gateway.logger);
   const released = await gateway.billing.releaseOrphans('image');
   if (released > 0) gateway.logger.warn({ released }, 'released image holds left by an interrupted run');
   const swept = await gateway.videos.sweepFiles();

@@ -7,6 +7,8 @@ import Libsql from 'libsql';
 import { Kysely, Migrator, SqliteDialect, type Transaction } from 'kysely';
 import { fileInDataDirPath } from '../config.js';
 import { GatewayError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { lockWaitingDialect, SYNC_BUSY_TIMEOUT_MS, waitingForLock } from './lock-wait.js';
 import { migrationProvider } from './migrations.js';
 import type { Database } from './schema.js';
@@ -32,6 +34,8 @@ export interface Store {
   readSync<T>(fn: () => T): Promise<T>;
   /** SQLite's data_version: changes whenever another connection commits. Synchronous and cheap. */
   dataVersion(): number;
+  /** A serving process: WAL checkpoints from a worker thread, never inside a request's commit (checkpointer.ts). */
+  checkpointInBackground(logger: Logger): void;
   close(): Promise<void>;
 }
 
@@ -92,6 +96,7 @@ export async function openStore(dataDir: string): Promise<Store> {
   // While an async (Kysely) transaction is open on the connection, synchronous transactions
   // wait for it; otherwise they run at once. A synchronous transaction cannot interleave with
   // anything: it starts and commits within one turn of the event loop.
+  let checkpointer: Checkpointer | null = null;
   let asyncTxOpen = false;
   let waiting: (() => void)[] = [];
   const runSync = <T>(fn: () => T): T => {
@@ -147,6 +152,13 @@ export async function openStore(dataDir: string): Promise<Store> {
     raw,
     txSync,
     dataVersion: () => (dataVersionStmt.get() as [number])[0],
-    close: () => db.destroy(),
+    checkpointInBackground(logger) {
+      checkpointer ??= startCheckpointer(raw, path, logger);
+    },
+    async close() {
+      await checkpointer?.stop();
+      checkpointer = null;
+      await db.destroy();
+    },
   };
 }
