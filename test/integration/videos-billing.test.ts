@@ -1,7 +1,7 @@
 // Holds of video tasks over real HTTP: reserve at creation, consume on completion, release on
 // refusal, failure, cancel and timeout; idempotent retries; and 200 concurrent creations
 // against a balance that covers exactly K of them.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { VideoTask } from '../../shared/api-types.js';
 import { startTestGateway, USD, type TestGateway } from '../helpers/gateway.js';
 import { errorOf, outcome, postJson, request } from '../helpers/http.js';
@@ -218,8 +218,22 @@ describe('Idempotency-Key', () => {
     const headers = { 'idempotency-key': 'slow-refusal' };
     const first = postJson(url(), body('video-slow-refuse'), key.token, headers);
     await started; // the first request's task and key are committed; its submission hangs
+    const { id: firstId } = await t.gateway.store.db.selectFrom('video_tasks').select('id').where('account_id', '=', key.accountId).executeTakeFirstOrThrow();
+    // The retry's creation transaction answers with the first request's task once it has found its key.
+    let found!: () => void;
+    const retryFoundKey = new Promise<void>((resolve) => (found = resolve));
+    const tx = t.gateway.store.tx.bind(t.gateway.store);
+    const spy = vi.spyOn(t.gateway.store, 'tx').mockImplementation(async (fn) => {
+      const result = await tx(fn);
+      if (result === firstId) found();
+      return result;
+    });
     const retry = postJson(url(), body('video-slow-refuse'), key.token, headers);
-    await new Promise((r) => setTimeout(r, 300)); // the retry finds the first request's key
+    try {
+      await retryFoundKey;
+    } finally {
+      spy.mockRestore();
+    }
     refuse();
     const [a, b] = await Promise.all([first, retry]);
     expect(outcome(a)).toBe('503 upstream_unavailable');
