@@ -10,6 +10,7 @@ import { startBackgroundWork } from '../../electron/core/gateway.js';
 import { UPSTREAM_CANCEL_RETRY_MS } from '../../electron/core/videos/video-task-store.js';
 import { USD, type TestGateway } from '../helpers/gateway.js';
 import { Gate } from '../helpers/hand-video-provider.js';
+import { waitFor } from '../helpers/stub-video-provider.js';
 import { handClock, videoTaskKit } from '../helpers/video-task-kit.js';
 
 let t: TestGateway;
@@ -117,10 +118,27 @@ describe('many pending cancels and an upstream that hangs', () => {
       s.stub.cancelTries.push(upstreamId);
       await hang.pass();
     });
+    // Every cancel a scan starts looks its provider up first, before the scan reads the due
+    // tasks: so once the scan reads them, the cancels it started are all counted here.
+    const started: string[] = [];
+    const video = t.gateway.providers.video.bind(t.gateway.providers);
+    const lookups = vi.spyOn(t.gateway.providers, 'video').mockImplementation((id) => {
+      if (id === s.stub.id) started.push(id);
+      return video(id);
+    });
+    let scanned!: () => void;
+    const cancelsStarted = new Promise<void>((resolve) => (scanned = resolve));
+    const due = t.gateway.videoTasks.due.bind(t.gateway.videoTasks);
+    const reading = vi.spyOn(t.gateway.videoTasks, 'due').mockImplementationOnce((...args) => {
+      scanned();
+      return due(...args);
+    });
     try {
       const scan = t.gateway.scheduler.tick();
-      await hang.reached;
-      await new Promise((resolve) => setTimeout(resolve, 200)); // let every cancel the scan started reach the upstream
+      await cancelsStarted;
+      expect(started).toHaveLength(16);
+      // And each of them reaches the upstream, where it hangs.
+      await waitFor(async () => s.stub.cancelTries.length - 20 === started.length, 10_000, 1);
       expect(s.stub.cancelTries.length - 20).toBe(16);
       hang.open();
       await scan;
@@ -128,6 +146,8 @@ describe('many pending cancels and an upstream that hangs', () => {
       expect(s.stub.cancelTries.length - 20).toBe(20);
     } finally {
       cancelVideo.mockRestore();
+      lookups.mockRestore();
+      reading.mockRestore();
     }
   });
 });
