@@ -45,23 +45,30 @@ function fakePool(modes: string[], size = 1): { pool: VideoWorkerPool; spawned: 
 
 describe('video worker pool', () => {
   it('keeps the main event loop responsive while a 4 s 480p video renders', async () => {
-    let last = performance.now();
-    let maxGap = 0;
+    // Measured as the share of the render's time this thread was busy (its event-loop
+    // utilization), not as wall-clock gaps between timers, which a loaded machine stretches
+    // whatever runs where: an encode on this thread keeps it busy nearly all along.
     let ticks = 0;
+    let ticksWhileRendering = 0;
+    let rendering = false;
     const timer = setInterval(() => {
-      const now = performance.now();
-      maxGap = Math.max(maxGap, now - last);
-      last = now;
       ticks++;
+      if (rendering) ticksWhileRendering++;
     }, 10);
+    const start = performance.eventLoopUtilization();
+    let busy: number;
     try {
-      const result = await renderVideo({ prompt: 'neon city synthwave at night', width: 854, height: 480, seconds: 4 }, join(dir, 'busy.mp4'));
+      const result = await renderVideo({ prompt: 'neon city synthwave at night', width: 854, height: 480, seconds: 4 }, join(dir, 'busy.mp4'), {
+        // From the first progress report to the last, the worker is encoding.
+        onProgress: (percent) => (rendering = percent < 99),
+      });
+      busy = performance.eventLoopUtilization(start).utilization;
       expect(result.frames).toBe(96);
     } finally {
       clearInterval(timer);
     }
-    expect(ticks).toBeGreaterThan(20);
-    expect(maxGap).toBeLessThan(200);
+    expect(ticksWhileRendering, `${ticks} timer ticks in all`).toBeGreaterThan(0);
+    expect(busy).toBeLessThan(0.5);
   });
 
   it('runs jobs in FIFO order and forwards progress', async () => {
