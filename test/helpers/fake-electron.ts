@@ -33,6 +33,20 @@ class FakeWebContents extends EventEmitter {
   send(...args: unknown[]): void {
     if (this.destroyed) throw new Error('Object has been destroyed');
     this.sent.push(args);
+    this.emit('test:sent', args);
+  }
+  /** (Test hook, not Electron's) The first message from `sent[from]` on that `match` accepts, sent already or once it is. */
+  whenSent(match: (args: unknown[]) => boolean, from = 0): Promise<unknown[]> {
+    const already = this.sent.slice(from).find(match);
+    if (already) return Promise.resolve(already);
+    return new Promise((resolve) => {
+      const listener = (args: unknown[]) => {
+        if (!match(args)) return;
+        this.off('test:sent', listener);
+        resolve(args);
+      };
+      this.on('test:sent', listener);
+    });
   }
   isDestroyed(): boolean {
     return this.destroyed;

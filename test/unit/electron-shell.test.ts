@@ -223,9 +223,10 @@ describe('the running shell', () => {
 
   it('pushes studio events to the window', async () => {
     const win = await launch();
+    const before = win.webContents.sent.length;
     await call('billing.topUp', { usd: '1' });
-    await new Promise((r) => setTimeout(r, 20));
-    expect(win.webContents.sent.some(([channel, event]) => channel === IPC_EVENT_CHANNEL && event === 'billing.changed')).toBe(true);
+    const pushed = await win.webContents.whenSent(([channel, event]) => channel === IPC_EVENT_CHANNEL && event === 'billing.changed', before);
+    expect(pushed.slice(0, 2)).toEqual([IPC_EVENT_CHANNEL, 'billing.changed']);
   });
 });
 
@@ -373,7 +374,7 @@ describe('provider secrets', () => {
       await headless.providerConfigs.add({ id: 'relock', kind: 'openai', baseUrl: upstream.baseUrl, apiKey: upstream.apiKey });
       const image = structuredClone((await headless.catalog.find('local-image'))!.record);
       const record = { ...image, id: 'relock-image', owned_by: 'relock', pricing: { input: 10, output: 40, currency: 'USD', unit: '1M tokens' } };
-      await headless.catalog.put({ record: { ...record, capabilities: { ...image.capabilities, supported_sizes: ['256x256'] } }, providerId: 'relock', upstreamModel: 'gpt-image-1' });
+      await headless.catalog.put({ record: { ...record, capabilities: { ...image.capabilities, supported_sizes: ['1024x1024'] } }, providerId: 'relock', upstreamModel: 'gpt-image-1' });
       await headless.close();
       await launch();
       // Keyed in the app: sealed by this keychain, gone from the data dir's file.
@@ -386,7 +387,7 @@ describe('provider secrets', () => {
       expect(await listed()).toMatchObject({ key_source: 'stored', key_problem: expect.stringMatching(problem) });
       expect(await call('providers.test', { id: 'relock' })).toMatchObject({ ok: true, value: { ok: false, message: expect.stringMatching(problem) } });
       const seen = upstream.requests.length;
-      expect(await call('images.generate', { model: 'relock-image', prompt: 'a lighthouse', size: '256x256' })).toMatchObject({
+      expect(await call('images.generate', { model: 'relock-image', prompt: 'a lighthouse', size: '1024x1024' })).toMatchObject({
         ok: false,
         error: { code: 'upstream_unavailable', message: expect.stringMatching(/^The provider "relock" behind this model has no usable API key/) },
       });
@@ -396,7 +397,7 @@ describe('provider secrets', () => {
       expect(await call('providers.update', { id: 'relock', api_key: upstream.apiKey })).toMatchObject({ ok: true, value: { provider: { key_problem: null } } });
       expect(await listed()).toMatchObject({ key_source: 'stored', key_problem: null });
       expect(await call('providers.test', { id: 'relock' })).toMatchObject({ ok: true, value: { ok: true } });
-      expect(await call('images.generate', { model: 'relock-image', prompt: 'a lighthouse', size: '256x256' })).toMatchObject({ ok: true });
+      expect(await call('images.generate', { model: 'relock-image', prompt: 'a lighthouse', size: '1024x1024' })).toMatchObject({ ok: true });
       expect(upstream.requests.at(-1)?.headers.authorization).toBe(`Bearer ${upstream.apiKey}`);
       expect(await call('providers.remove', { id: 'relock', remove_models: true })).toMatchObject({ ok: true });
     } finally {
