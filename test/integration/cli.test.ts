@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/gateway.js';
 import { mgw, mgwAsync, serve, type Served } from '../helpers/cli.js';
 import { errorOf, postJson, request } from '../helpers/http.js';
+import { waitFor } from '../helpers/stub-video-provider.js';
 
 let dataDir: string;
 let server: Served;
@@ -199,8 +200,12 @@ describe('mgw keys and balance', () => {
     expect(shown).toMatchObject({ access: 'pro', allowance_remaining_usd: '3.00000000' });
     const ok = await postJson(`${server.baseUrl}/images/generations`, { model: 'local-image', prompt: 'usage', size: '256x256' }, key.token);
     expect(ok.status).toBe(200);
-    await new Promise((r) => setTimeout(r, 400)); // usage rows are written in small batches
-    const usage = JSON.parse(run('keys', 'usage', key.id, '--json').stdout) as { totals: { requests: number; output_tokens: number; spend_usd: string } };
+    // The server writes usage rows in small batches, a moment after the answer: wait for this one.
+    type Usage = { totals: { requests: number; output_tokens: number; spend_usd: string } };
+    const usage = await waitFor(async () => {
+      const shown = JSON.parse(run('keys', 'usage', key.id, '--json').stdout) as Usage;
+      return shown.totals.requests > 0 ? shown : null;
+    }, 20_000);
     expect(usage.totals.requests).toBe(1);
     expect(usage.totals.output_tokens).toBe(64);
     expect(usage.totals.spend_usd).toBe((ok.body as { usage: { cost_usd: string } }).usage.cost_usd);
