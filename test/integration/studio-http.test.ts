@@ -255,10 +255,10 @@ describe('studio methods over HTTP', () => {
     expect(quote.body.hold_usd).toBe('0.16000000');
 
     const events: StudioVideo[] = [];
-    const stop = listenEvents((event, data) => {
+    const { stop, connected } = listenEvents((event, data) => {
       if (event === 'videos.updated') events.push((data as { video: StudioVideo }).video);
     });
-    await new Promise((r) => setTimeout(r, 100));
+    await connected;
     const created = await call<{ video: StudioVideo }>('videos.create', { model: 'local-video', prompt: 'studio clip', seconds: 2, size: '480p' });
     expect(created.body.video).toMatchObject({ status: 'queued', media: null });
     const done = await waitFor(async () => events.find((v) => v.id === created.body.video.id && v.status === 'completed'), 60_000);
@@ -362,8 +362,12 @@ describe('the studio page', () => {
   });
 });
 
-function listenEvents(onEvent: (event: string, data: unknown) => void): () => void {
+/** Listens to the studio's events; `connected` once the stream is open (the server subscribes before it answers). */
+function listenEvents(onEvent: (event: string, data: unknown) => void): { stop(): void; connected: Promise<void> } {
+  let open!: () => void;
+  const connected = new Promise<void>((resolve) => (open = resolve));
   const req = httpRequest(`${base}/events`, { headers: { authorization: `Bearer ${token}` } }, (res) => {
+    open();
     let buffer = '';
     res.setEncoding('utf8');
     res.on('data', (chunk: string) => {
@@ -379,5 +383,5 @@ function listenEvents(onEvent: (event: string, data: unknown) => void): () => vo
     });
   });
   req.end();
-  return () => req.destroy();
+  return { stop: () => req.destroy(), connected };
 }
