@@ -11,16 +11,19 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { VideoTask } from '../../shared/api-types.js';
 import { GatewayError } from '../../electron/core/errors.js';
 import type { VideoJob } from '../../electron/core/providers/provider.js';
 import { createStudio } from '../../electron/core/studio/studio.js';
 import { USD } from '../helpers/gateway.js';
+import { Gate } from '../helpers/hand-video-provider.js';
+import { handClock } from '../helpers/video-task-kit.js';
 import { makeImage } from '../helpers/images.js';
 import { errorOf, outcome, postJson, request, type RawResponse } from '../helpers/http.js';
 import { addStubVideoModel, StubVideoProvider, waitFor } from '../helpers/stub-video-provider.js';
 import { ledgerProblems, sleep, startReliabilityUpstreams, type ReliabilityUpstreams } from './support.js';
+import { isBusy } from '../../electron/core/store/lock-wait.js';
 
 let u: ReliabilityUpstreams;
 type Key = { id: string; token: string; accountId: string };
@@ -57,7 +60,27 @@ const getTask = async (id: string) => (await request(`${u.t.baseUrl}/videos/${id
 /** Internals that must never reach a client: stack frames, file paths, SQLite's own messages. */
 const INTERNALS = /\bat \S+ \(|node_modules|\.(ts|js):\d+|SQLITE_|readonly database|disk is full|database is locked|SqliteError/i;
 
-async function waitTerminal(id: string, timeoutMs = 20_000): Promise<VideoTask> {
+/**
+ * Stops the image calls of provider `id` at `gate` (once the gateway holds their money) until
+ * the test opens it; returns the undo.
+ */
+async function gateImageCalls(id: string, gate: Gate): Promise<() => void> {
+  const provider = await u.t.gateway.providers.image(id);
+  const spies: { mockRestore(): void }[] = [];
+  const generate = provider.generateImage.bind(provider);
+  spies.push(vi.spyOn(provider, 'generateImage').mockImplementation(async (job) => {
+    await gate.pass();
+    return generate(job);
+  }));
+  const stream = provider.generateImageStream?.bind(provider);
+  if (stream) spies.push(vi.spyOn(provider, 'generateImageStream').mockImplementation(async (job) => {
+    await gate.pass();
+    return stream(job);
+  }));
+  return () => spies.forEach((spy) => spy.mockRestore());
+}
+
+async function waitTerminal(id: string, timeoutMs = 60_000): Promise<VideoTask> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const task = await getTask(id);
@@ -67,7 +90,7 @@ async function waitTerminal(id: string, timeoutMs = 20_000): Promise<VideoTask> 
   }
 }
 
-async function waitNoActiveTasks(timeoutMs = 20_000): Promise<void> {
+async function waitNoActiveTasks(timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const active = await u.t.gateway.store.db.selectFrom('video_tasks').select('id').where('account_id', '=', key.accountId).where('status', 'in', ['queued', 'in_progress']).execute();
@@ -131,14 +154,26 @@ describe('read-only data dir (PRAGMA query_only = 1: every write fails with SQLI
     const created = await video();
     expect(created.status).toBe(200);
     const id = (created.body as VideoTask).id;
+    // The scheduler's tries to write the completion, once the render has ended.
+    let failedCompletions = 0;
+    const complete = u.t.gateway.videoTasks.complete.bind(u.t.gateway.videoTasks);
+    const spy = vi.spyOn(u.t.gateway.videoTasks, 'complete').mockImplementation(async (taskId, output) => {
+      try {
+        return await complete(taskId, output);
+      } catch (error) {
+        if (taskId === id) failedCompletions++;
+        throw error;
+      }
+    });
     raw().pragma('query_only = 1');
     try {
-      // Long enough for the render (~0.5-1 s) to end and the scheduler to fail its completion a few times.
-      await sleep(2_500);
+      // The render ends and the scheduler fails to write its completion, more than once.
+      await waitFor(async () => failedCompletions >= 2, 60_000);
       const stuck = await u.t.gateway.videoTasks.get(id);
       expect(stuck!.status).not.toBe('completed');
     } finally {
       raw().pragma('query_only = 0');
+      spy.mockRestore();
     }
     const done = await waitTerminal(id);
     expect(done).toMatchObject({ status: 'completed', cost_usd: '0.10000000' });
@@ -149,25 +184,31 @@ describe('read-only data dir (PRAGMA query_only = 1: every write fails with SQLI
   }
 
   it('an image request in flight when storage turns read-only does not leave its hold active once storage is back', async () => {
-    // The upstream answers after 800 ms: the hold is reserved before the fault, settled after it.
-    u.openai.inject('POST /v1/images/generations', { latencyMs: 800, times: 1 });
-    const pending = postJson(`${u.t.baseUrl}/images/generations`, { model: 'up-image', prompt: 'slow one', size: '256x256' }, key.token);
-    await sleep(300);
-    const balanceBefore = await u.t.gateway.billing.view(key.accountId);
-    expect(await u.t.gateway.billing.activeHolds(key.accountId)).toHaveLength(1);
-    expect(balanceBefore.holds_usd).not.toBe('0.00000000');
-    raw().pragma('query_only = 1');
+    // The upstream call waits at a gate: the hold is reserved before the fault, settled after it.
+    const upstreamCall = new Gate();
+    const restore = await gateImageCalls('up', upstreamCall);
+    let balanceBefore: Awaited<ReturnType<typeof u.t.gateway.billing.view>>;
     let response: RawResponse;
     try {
-      response = await pending;
+      const pending = postJson(`${u.t.baseUrl}/images/generations`, { model: 'up-image', prompt: 'slow one', size: '1024x1024' }, key.token);
+      await upstreamCall.reached;
+      balanceBefore = await u.t.gateway.billing.view(key.accountId);
+      expect(await u.t.gateway.billing.activeHolds(key.accountId)).toHaveLength(1);
+      expect(balanceBefore.holds_usd).not.toBe('0.00000000');
+      raw().pragma('query_only = 1');
+      try {
+        upstreamCall.open();
+        response = await pending;
+      } finally {
+        raw().pragma('query_only = 0');
+      }
     } finally {
-      raw().pragma('query_only = 0');
+      restore();
     }
     expect(outcome(response)).toBe('503 storage_unavailable');
     expect(response.text).not.toMatch(INTERNALS);
     // Storage is back and nothing is in flight: no hold may stay active (it would keep the money
-    // unavailable until the next restart).
-    await sleep(300);
+    // unavailable until the next restart). A request's hold ends before its answer goes out.
     const left = await u.t.gateway.store.db.selectFrom('holds').select(['id', 'amount_nano']).where('account_id', '=', key.accountId).where('status', '=', 'active').execute();
     expect(left, 'image hold stored active after storage recovered').toEqual([]);
     expect(await u.t.gateway.billing.activeHolds(key.accountId), 'image hold still held after storage recovered').toEqual([]);
@@ -207,8 +248,11 @@ describe('full database (PRAGMA max_page_count = page_count: new pages fail with
 describe('locked database (another connection holds BEGIN IMMEDIATE)', () => {
   const libsqlPath = createRequire(import.meta.url).resolve('libsql');
 
-  /** Holds the write lock from another process, as the CLI would. */
-  async function holdLock(holdMs: number): Promise<{ released: Promise<void> }> {
+  /**
+   * Holds the write lock from another process, as the CLI would, until release() (or until this
+   * process goes and its stdin closes).
+   */
+  async function holdLock(): Promise<{ release(): Promise<void> }> {
     const child = spawn(
       process.execPath,
       [
@@ -218,12 +262,13 @@ describe('locked database (another connection holds BEGIN IMMEDIATE)', () => {
          db.exec('BEGIN IMMEDIATE');
          db.exec("UPDATE meta SET key = key WHERE 0");
          process.stdout.write('locked\\n');
-         setTimeout(() => { db.exec('COMMIT'); db.close(); process.stdout.write('released\\n'); }, Number(process.argv[3]));`,
+         const release = () => { db.exec('COMMIT'); db.close(); process.stdout.write('released\\n'); process.exit(0); };
+         process.stdin.once('data', release);
+         process.stdin.once('end', release);`,
         libsqlPath,
         u.t.gateway.store.path,
-        String(holdMs),
       ],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
+      { stdio: ['pipe', 'pipe', 'inherit'] },
     );
     let out = '';
     const seen = (word: string) =>
@@ -236,55 +281,104 @@ describe('locked database (another connection holds BEGIN IMMEDIATE)', () => {
         child.once('exit', (code) => (out.includes(word) ? resolve() : reject(new Error(`lock holder exited ${code} before "${word}"`))));
         check();
       });
+    const released = seen('released');
+    released.catch(() => undefined);
     await seen('locked');
-    return { released: seen('released') };
+    return {
+      release: () => {
+        if (child.stdin.writable) child.stdin.end('release\n');
+        return released;
+      },
+    };
   }
 
-  it('a request meeting a lock released after ~500 ms waits for it (busy timeout) and succeeds', async () => {
+  /** Counts the gateway's tries to take the write lock that met another's (SQLITE_BUSY). */
+  function countLockWaits(): { count(): number; restore(): void } {
+    let met = 0;
+    const db = raw();
+    const exec = db.exec.bind(db);
+    const spy = vi.spyOn(db, 'exec').mockImplementation((sql: string) => {
+      try {
+        return exec(sql);
+      } catch (error) {
+        if (isBusy(error)) met++;
+        throw error;
+      }
+    });
+    return { count: () => met, restore: () => spy.mockRestore() };
+  }
+
+  /** Writes what the background batches hold now, so that the next lock wait is a request's own. */
+  const flushBatches = () => Promise.all([u.t.gateway.activity.flush(), u.t.gateway.access.usage.flush()]);
+
+  it('a request meeting a lock waits for it (busy timeout) and succeeds once it is released', async () => {
     for (const send of [() => image(), () => video()]) {
-      const lock = await holdLock(500);
-      const started = Date.now();
-      const response = await send();
-      const waited = Date.now() - started;
-      await lock.released;
-      expect(outcome(response)).toBe('200');
-      expect(waited).toBeGreaterThanOrEqual(300);
+      await flushBatches();
+      const lock = await holdLock();
+      const waits = countLockWaits();
+      let released = false;
+      let answeredWhileLocked = false;
+      try {
+        const pending = send().then((response) => ((answeredWhileLocked = !released), response));
+        // The request met the lock and is waiting for it: now the other process lets go.
+        await waitFor(async () => waits.count() > 0, 20_000, 1);
+        released = true;
+        await lock.release();
+        const response = await pending;
+        expect(outcome(response)).toBe('200');
+        expect(answeredWhileLocked).toBe(false);
+      } finally {
+        waits.restore();
+        await lock.release();
+      }
     }
     await expectRecovered();
   });
 
   it('a lock held past the wait: 503 after ~5 s, and the server answers other requests all the while', async () => {
-    const lock = await holdLock(7_000);
-    const started = Date.now();
-    const pending = image();
-    // While the image request waits for the lock, the catalog and task polls are answered:
-    // the wait is a timer, not SQLite sleeping on the event loop.
-    await sleep(1_000);
-    const probeStart = Date.now();
-    const models = await request(`${u.t.baseUrl}/models`);
-    const probeMs = Date.now() - probeStart;
-    expect(models.status).toBe(200);
-    expect(probeMs, 'GET /v1/models waited for the lock').toBeLessThan(1_500);
-    const response = await pending;
-    const waited = Date.now() - started;
-    expect(outcome(response)).toBe('503 storage_unavailable');
-    expect(response.text).toMatch(/locked by another process/);
-    expect(waited).toBeGreaterThanOrEqual(4_500);
-    await lock.released;
+    await flushBatches();
+    const lock = await holdLock();
+    const waits = countLockWaits();
+    let ticks = 0;
+    const ticker = setInterval(() => ticks++, 10);
+    try {
+      const started = Date.now();
+      let imageAnswered = false;
+      const pending = image().then((response) => ((imageAnswered = true), response));
+      await waitFor(async () => waits.count() > 0, 20_000, 1);
+      const ticksAtLock = ticks;
+      // While the image request waits for the lock, the catalog is answered: the wait is a
+      // timer, not SQLite sleeping on the event loop.
+      const models = await request(`${u.t.baseUrl}/models`);
+      expect(models.status).toBe(200);
+      expect(imageAnswered, 'GET /v1/models waited for the lock').toBe(false);
+      const response = await pending;
+      const waited = Date.now() - started;
+      expect(outcome(response)).toBe('503 storage_unavailable');
+      expect(response.text).toMatch(/locked by another process/);
+      expect(waited).toBeGreaterThanOrEqual(4_500);
+      // And this thread's timers kept firing through the whole wait (~500 ticks of 10 ms; none
+      // while SQLite would sleep on it).
+      expect(ticks - ticksAtLock).toBeGreaterThan(20);
+    } finally {
+      clearInterval(ticker);
+      waits.restore();
+      await lock.release();
+    }
     await expectRecovered();
-  }, 30_000);
+  }, 60_000);
 });
 
 /**
- * A partner video provider at whose first submission the data dir turns read-only for a while:
- * it takes the job (or refuses it), and what follows cannot be written.
+ * A partner video provider at whose first submission the data dir turns read-only, until the
+ * test lifts it: it takes the job (or refuses it), and what follows cannot be written.
  */
 class ReadOnlyAtFirstSubmit extends StubVideoProvider {
   override readonly submitTimeoutMs: number;
   private first = true;
   constructor(
     id: string,
-    private readonly options: { readOnlyMs: number; submitTimeoutMs: number; refuse?: boolean },
+    private readonly options: { submitTimeoutMs: number; refuse?: boolean; store?: () => typeof u.t.gateway.store.raw },
   ) {
     super(id, 'partner');
     this.submitTimeoutMs = options.submitTimeoutMs;
@@ -292,13 +386,15 @@ class ReadOnlyAtFirstSubmit extends StubVideoProvider {
   override async submitVideo(job: VideoJob): Promise<string> {
     if (this.first) {
       this.first = false;
-      raw().pragma('query_only = 1');
-      setTimeout(() => raw().pragma('query_only = 0'), this.options.readOnlyMs);
+      (this.options.store ?? raw)().pragma('query_only = 1');
     }
     if (this.options.refuse) throw new GatewayError('upstream_bad_request', 'The upstream provider rejected the request.');
     return super.submitVideo(job);
   }
 }
+
+/** Whether the gateway logged `message` since the `since`-th line. */
+const loggedSince = (since: number, message: RegExp) => u.logs.slice(since).some((line) => message.test(line.message ?? ''));
 
 /** A 4 s video task created on a model of `stub`'s own. */
 async function createOn(stub: StubVideoProvider, model: string) {
@@ -308,9 +404,16 @@ async function createOn(stub: StubVideoProvider, model: string) {
 
 describe('storage that fails right after the provider took a new video task', () => {
   it('the provider took it but its upstream id cannot be written: the client gets its task (200), charged once when it completes', async () => {
-    const stub = new ReadOnlyAtFirstSubmit('stub-took', { readOnlyMs: 150, submitTimeoutMs: 300 });
-    const response = await createOn(stub, 'video-took');
+    const stub = new ReadOnlyAtFirstSubmit('stub-took', { submitTimeoutMs: 300 });
+    const since = u.logs.length;
+    let response: RawResponse;
+    try {
+      response = await createOn(stub, 'video-took');
+    } finally {
+      raw().pragma('query_only = 0');
+    }
     expect(outcome(response)).toBe('200');
+    expect(loggedSince(since, /^could not record the upstream id of a new video task/)).toBe(true);
     const task = await waitTerminal((response.body as VideoTask).id);
     expect(task.status).toBe('completed');
     expect(await problemsOfKey()).toEqual([]);
@@ -319,10 +422,17 @@ describe('storage that fails right after the provider took a new video task', ()
   });
 
   it('the provider refused it and the task cannot be discarded: the refusal is answered, and the task ends failed with its hold released', async () => {
-    const stub = new ReadOnlyAtFirstSubmit('stub-refused', { readOnlyMs: 150, submitTimeoutMs: 300, refuse: true });
+    const stub = new ReadOnlyAtFirstSubmit('stub-refused', { submitTimeoutMs: 300, refuse: true });
     const before = (await u.t.gateway.billing.view(key.accountId)).balance_usd;
-    const response = await createOn(stub, 'video-refused');
+    const since = u.logs.length;
+    let response: RawResponse;
+    try {
+      response = await createOn(stub, 'video-refused');
+    } finally {
+      raw().pragma('query_only = 0');
+    }
     expect(outcome(response)).toBe('400 upstream_bad_request');
+    expect(loggedSince(since, /^could not discard a refused video task/)).toBe(true);
     await waitNoActiveTasks();
     expect(await problemsOfKey()).toEqual([]);
     expect((await u.t.gateway.billing.view(key.accountId)).balance_usd).toBe(before);
@@ -331,14 +441,31 @@ describe('storage that fails right after the provider took a new video task', ()
 
 describe('background batches that meet a read-only moment', () => {
   it('usage counters and the activity log are kept and written once storage is back, not dropped', async () => {
-    const response = await image();
+    // The activity entry is recorded as the answer goes out (usage counters before it).
+    let recorded!: () => void;
+    const activityRecorded = new Promise<void>((resolve) => (recorded = resolve));
+    const record = u.t.gateway.activity.record.bind(u.t.gateway.activity);
+    const spy = vi.spyOn(u.t.gateway.activity, 'record').mockImplementation((entry) => {
+      record(entry);
+      if (entry.key_id === key.id) recorded();
+    });
+    let response: RawResponse;
+    try {
+      response = await image();
+      await activityRecorded;
+    } finally {
+      spy.mockRestore();
+    }
     expect(outcome(response)).toBe('200');
     const charged = (await u.t.gateway.billing.ledgerFor(key.accountId)).filter((r) => r.kind === 'consume');
     expect(charged).toHaveLength(1);
-    // The batches are flushed 200 ms after the request: they meet the read-only data dir.
+    // The batches meet the read-only data dir: each write is tried (and fails) before it is lifted.
     raw().pragma('query_only = 1');
-    await sleep(700);
-    raw().pragma('query_only = 0');
+    try {
+      await Promise.all([u.t.gateway.activity.flush(), u.t.gateway.access.usage.flush()]);
+    } finally {
+      raw().pragma('query_only = 0');
+    }
     const usage = await waitFor(async () => {
       const rows = await u.t.gateway.access.usage.rows(key.id);
       return rows.length > 0 ? rows : null;
@@ -354,18 +481,39 @@ describe('background batches that meet a read-only moment', () => {
 
 describe('a scheduler step that cannot be written', () => {
   it('backs off instead of resubmitting every tick, and the task completes once storage is back', async () => {
-    // The provider takes the job, then the data dir is read-only for 2 s: the task has no
-    // upstream id on record, so each scheduler step submits it again and fails to write.
-    const stub = new ReadOnlyAtFirstSubmit('stub-readonly', { readOnlyMs: 2_000, submitTimeoutMs: 50 });
-    const response = await createOn(stub, 'video-readonly');
-    expect(outcome(response)).toBe('200');
-    await sleep(2_000);
-    // Every 100 ms tick would be ~20 submissions; backing off from 100 ms keeps it to a handful.
-    expect(stub.submitted.length).toBeGreaterThanOrEqual(2);
-    expect(stub.submitted.length).toBeLessThanOrEqual(10);
-    expect((await waitTerminal((response.body as VideoTask).id, 90_000)).status).toBe('completed');
-    expect(await problemsOfKey()).toEqual([]);
-  }, 120_000);
+    // A gateway on a hand-set clock whose scheduler the test steps, 100 ms at a time.
+    const { time, start } = handClock();
+    const g = await start();
+    try {
+      const stub = new ReadOnlyAtFirstSubmit('stub-readonly', { submitTimeoutMs: 50, store: () => g.gateway.store.raw });
+      await addStubVideoModel(g.gateway, stub, 'video-readonly');
+      const owner = await g.key('balance', { balanceNano: 100 * USD });
+      const step = async () => {
+        time.now += 100;
+        await g.gateway.scheduler.tick();
+      };
+      let response: RawResponse;
+      try {
+        response = await postJson(`${g.baseUrl}/videos`, { model: 'video-readonly', prompt: 'a kite', seconds: 4 }, owner.token);
+        expect(outcome(response)).toBe('200');
+        // The provider took the job, then the data dir is read-only for 2 s: the task has no
+        // upstream id on record, so each scheduler step submits it again and fails to write.
+        for (let i = 0; i < 20; i++) await step();
+      } finally {
+        g.gateway.store.raw.pragma('query_only = 0');
+      }
+      // Every 100 ms tick would be ~20 submissions; backing off from 100 ms keeps it to a handful.
+      expect(stub.submitted.length).toBeGreaterThanOrEqual(2);
+      expect(stub.submitted.length).toBeLessThanOrEqual(10);
+      const id = (response.body as VideoTask).id;
+      // Storage is back: the task completes within the backoff's cap (10 s) and a poll.
+      for (let i = 0; i < 300 && (await g.gateway.videoTasks.get(id))!.status !== 'completed'; i++) await step();
+      expect((await g.gateway.videoTasks.get(id))!.status).toBe('completed');
+      expect(await ledgerProblems(g.gateway.store.db, { requireEnded: true })).toEqual([]);
+    } finally {
+      await g.close();
+    }
+  });
 });
 
 describe('files of the data dir that cannot be written or read', () => {
