@@ -11,3 +11,4 @@ export { inspectPng, type PngInfo } from './png-inspect.js';
 export { tinyMp4 } from './mp4.js';
 export { playableMp4, type PlayableMp4Options } from './mp4.js';
 export { validateInput, schemaFor, type FalValidationError } from './fal-schemas.js';
+export { startEmulatorProcess, type RemoteEmulator, type RemoteRequest, type ChildSettings, type EmulatorKind } from './process.js';

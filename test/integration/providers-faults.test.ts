@@ -11,6 +11,7 @@ import { decodeB64 } from '../helpers/images.js';
 import { waitFor } from '../helpers/stub-video-provider.js';
 import { INVALID_ANSWERS_LIMIT } from '../../electron/core/videos/repeated-answers.js';
 import { startUpstreams, type UpstreamSetup } from '../helpers/upstreams.js';
+import { startRemoteUpstreams, type RemoteUpstreamSetup } from '../helpers/remote-upstreams.js';
 import { falImageFaultCases, openaiImageFaultCases, secretBody as sharedSecretBody } from '../helpers/upstream-fault-cases.js';
 
 const SECRET = 'sk-upstream-SECRET-4f9a';
@@ -28,7 +29,11 @@ afterEach(() => {
 afterAll(() => u.close());
 
 const secretBody = (status: number) => sharedSecretBody(SECRET, status);
-const imageCases = openaiImageFaultCases(SECRET);
+// The timeout runs against an emulator in another process (below): a deadline is only measured
+// honestly when the upstream's event loop is not the gateway's.
+const isTimeout = ([name]: readonly [string, ...unknown[]]) => name === 'timeout';
+const imageCases = openaiImageFaultCases(SECRET).filter((c) => !isTimeout(c));
+const imageTimeouts = openaiImageFaultCases(SECRET).filter(isTimeout);
 
 describe('openai image faults', () => {
   it.each(imageCases.map(([name, fault, status, code]) => [name, status, code, fault] as const))('%s -> %i %s, no upstream body, nothing charged', async (_name, status, code, fault) => {
@@ -60,6 +65,59 @@ describe('openai image faults', () => {
     expect(response.status).toBe(429);
     expect(errorOf(response).code).toBe('upstream_rate_limited');
     expect(response.headers.get('retry-after')).toBe(expected);
+  });
+});
+
+describe('upstream timeouts, against emulators in another process', () => {
+  let r: RemoteUpstreamSetup;
+  let remoteKey: { id: string; token: string; accountId: string };
+  beforeAll(async () => {
+    r = await startRemoteUpstreams({ totalTimeoutMs: 1_500 });
+    remoteKey = await r.t.key('balance', { balanceNano: 50 * USD });
+  });
+  afterEach(async () => {
+    await r.openai.clearFaults();
+    await r.fal.clearFaults();
+  });
+  afterAll(() => r?.close());
+
+  it.each(imageTimeouts.map(([name, fault, status, code]) => [name, status, code, fault] as const))('openai image %s -> %i %s within the gateway deadline, nothing charged', async (_name, status, code, fault) => {
+    expect(imageTimeouts).toHaveLength(1);
+    await r.openai.inject('POST /v1/images/generations', fault);
+    const before = await r.t.gateway.billing.view(remoteKey.accountId);
+    const started = Date.now();
+    const response = await postJson(`${r.t.baseUrl}/images/generations`, { model: 'up-image', prompt: 'x', size: '1024x1024' }, remoteKey.token);
+    const tookMs = Date.now() - started;
+    expect(response.status).toBe(status);
+    expect(errorOf(response)).toMatchObject({ code, type: code, param: null });
+    // The gateway's 1.5 s deadline ended it, well before the upstream's 3 s answer.
+    expect(tookMs).toBeGreaterThanOrEqual(1_400);
+    expect(tookMs).toBeLessThan(2_900);
+    expect(await r.t.gateway.billing.view(remoteKey.accountId)).toEqual(before);
+    expect((await r.openai.requests()).filter((q) => q.route === 'POST /v1/images/generations')).toHaveLength(1);
+  });
+
+  it('a fal submit that never answers in time -> 503 upstream_unavailable within the deadline, nothing charged', async () => {
+    await r.fal.inject('POST submit', { latencyMs: 3_000 });
+    const before = await r.t.gateway.billing.view(remoteKey.accountId);
+    const started = Date.now();
+    const response = await postJson(`${r.t.baseUrl}/images/generations`, { model: 'fal-image', prompt: 'x', size: '256x256' }, remoteKey.token);
+    expect(response.status).toBe(503);
+    expect(errorOf(response)).toMatchObject({ code: 'upstream_unavailable', param: null });
+    expect(Date.now() - started).toBeLessThan(2_900);
+    expect(await r.t.gateway.billing.view(remoteKey.accountId)).toEqual(before);
+  });
+
+  it('an openai video creation that never answers in time -> 503 upstream_unavailable, no task, hold released', async () => {
+    await r.openai.inject('POST /v1/videos', { latencyMs: 3_000 });
+    const before = await r.t.gateway.billing.view(remoteKey.accountId);
+    const started = Date.now();
+    const response = await postJson(`${r.t.baseUrl}/videos`, { model: 'up-video', prompt: 'slow', seconds: 4, size: '1280x720' }, remoteKey.token);
+    expect(response.status).toBe(503);
+    expect(errorOf(response)).toMatchObject({ code: 'upstream_unavailable', param: null });
+    expect(Date.now() - started).toBeLessThan(2_900);
+    expect(await r.t.gateway.billing.activeHolds(remoteKey.accountId)).toEqual([]);
+    expect(await r.t.gateway.billing.view(remoteKey.accountId)).toEqual(before);
   });
 });
 

@@ -12,6 +12,7 @@ import { USD } from '../helpers/gateway.js';
 import { errorOf, outcome, postJson, request, type RawResponse } from '../helpers/http.js';
 import { falImageFaultCases, openaiImageFaultCases, type FaultCase } from '../helpers/upstream-fault-cases.js';
 import { ledgerProblems, PRICE_PER_SECOND_NANO, prng, seedFor, sleep, startReliabilityUpstreams, type ReliabilityUpstreams } from './support.js';
+import { startRemoteUpstreams, type RemoteUpstreamSetup } from '../helpers/remote-upstreams.js';
 
 const SEED = seedFor(9_001);
 const SECRET = 'sk-upstream-SECRET-77ab';
@@ -279,6 +280,44 @@ describe('each upstream fault under concurrency gets exactly its mapped answer',
     ]),
   ];
 
+  // Timeouts run against emulators in another process (below): the gateway's deadline is then
+  // measured on its own event loop, not one it shares with the upstream.
+  const isTimeout = ([name]: [string, ...unknown[]]) => name.endsWith(' timeout');
+
+  describe('timeouts, against emulators in another process', () => {
+    let r: RemoteUpstreamSetup;
+    beforeAll(async () => {
+      r = await startRemoteUpstreams({
+        scheduler: { intervalMs: 100, concurrency: 16 },
+        limits: { requests: { balance: { perSecond: 10_000, perMinute: 100_000, perHour: 1_000_000 } } },
+        upstreamTimeouts: { connectMs: 1_000, totalMs: 1_500 },
+      });
+    });
+    afterEach(async () => {
+      await r.openai.clearFaults();
+      await r.fal.clearFaults();
+    });
+    afterAll(() => r?.close());
+
+    it.each(cases.filter(isTimeout))(`%s: ${N} at once, each gets the mapped answer within the deadline, nothing charged, no task left`, { timeout: 30_000 }, async (name, target, fault, status, code) => {
+      const emulator = r[target.emulator];
+      const hits = async () => (await emulator.requests()).filter((q) => q.route === target.route).length;
+      const key = await r.t.key('balance', { balanceNano: 10 * USD });
+      const before = await r.t.gateway.billing.view(key.accountId);
+      const hitsBefore = await hits();
+      await emulator.inject(target.route, fault);
+      const started = Date.now();
+      const responses = await Promise.all(Array.from({ length: N }, (_, i) => postJson(`${r.t.baseUrl}/${target.path}`, { ...target.body, prompt: `${name} ${i}` }, key.token)));
+      expect(responses.map(outcome)).toEqual(Array(N).fill(`${status} ${code}`));
+      // The gateway's 1.5 s deadline ended them all (the upstream would have answered 200 at 2 s).
+      expect(Date.now() - started).toBeLessThan(2_500);
+      expect((await hits()) - hitsBefore).toBeGreaterThanOrEqual(N);
+      expect(await r.t.gateway.billing.activeHolds(key.accountId)).toEqual([]);
+      expect(await r.t.gateway.billing.view(key.accountId)).toEqual(before);
+      expect(await r.t.gateway.store.db.selectFrom('video_tasks').select('id').where('account_id', '=', key.accountId).execute()).toEqual([]);
+    });
+  });
+
   beforeAll(() => {
     u.openai.clearFaults();
     u.fal.clearFaults();
@@ -288,7 +327,7 @@ describe('each upstream fault under concurrency gets exactly its mapped answer',
     u.fal.clearFaults();
   });
 
-  it.each(cases)(`%s: ${N} at once, each gets the mapped answer, nothing charged, no task left`, { timeout: 30_000 }, async (name, target, fault, status, code) => {
+  it.each(cases.filter((c) => !isTimeout(c)))(`%s: ${N} at once, each gets the mapped answer, nothing charged, no task left`, { timeout: 30_000 }, async (name, target, fault, status, code) => {
     const emulator = u[target.emulator];
     const hits = () => emulator.requests.filter((r) => r.route === target.route).length;
     const key = await u.t.key('balance', { balanceNano: 10 * USD });
