@@ -127,7 +127,7 @@ describe.each(routes)('$name', (route) => {
 
 describe('a provider whose port refuses connections', () => {
   it.each([
-    ['an image generation', () => postJson(`${u.t.baseUrl}/images/generations`, { model: 'gone-image', prompt: 'x', size: '256x256' }, key.token)],
+    ['an image generation', () => postJson(`${u.t.baseUrl}/images/generations`, { model: 'gone-image', prompt: 'x', size: '1024x1024' }, key.token)],
     ['an image edit', () => editOn('gone-image')],
     ['an OpenAI-style video creation', () => postJson(`${u.t.baseUrl}/videos`, { model: 'gone-video', prompt: 'x', seconds: 4, size: '1280x720' }, key.token)],
     ['a fal video submission', () => postJson(`${u.t.baseUrl}/videos`, { model: 'fal-gone-video', prompt: 'x', seconds: 5 }, key.token)],
