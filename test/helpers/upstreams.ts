@@ -25,11 +25,13 @@ export interface UpstreamOptions extends Omit<TestGatewayOptions, 'logger'> {
   falMs?: number;
   /** The emulators' tasks never complete. */
   stuck?: boolean;
+  /** max_task_seconds of the up-video and fal-video models (default 60). */
+  maxTaskSeconds?: number;
 }
 
 export async function startUpstreams(options: UpstreamOptions = {}): Promise<UpstreamSetup> {
   const logs: UpstreamSetup['logs'] = [];
-  const { totalTimeoutMs, openaiVideoMs, falMs, stuck, ...gatewayOptions } = options;
+  const { totalTimeoutMs, openaiVideoMs, falMs, stuck, maxTaskSeconds = 60, ...gatewayOptions } = options;
   const t = await startTestGateway({
     upstreamTimeouts: { connectMs: 2_000, totalMs: totalTimeoutMs ?? 10_000 },
     ...gatewayOptions,
@@ -46,7 +48,7 @@ export async function startUpstreams(options: UpstreamOptions = {}): Promise<Ups
   const put = (record: ModelRecord, providerId: string, upstreamModel: string) => t.gateway.catalog.put({ record, providerId, upstreamModel });
   await put({ ...image, id: 'up-image', owned_by: 'up', pricing: { input: 10, output: 40, currency: 'USD', unit: '1M tokens' }, capabilities: { ...image.capabilities, supported_sizes: ['256x256', '1024x1024'] } }, 'up', 'gpt-image-1');
   await put(
-    { ...video, id: 'up-video', owned_by: 'up', pricing: { price: 0.1, currency: 'USD', unit: 'second' }, capabilities: { ...video.capabilities, supported_seconds: [4, 8], supported_sizes: ['1280x720'], max_task_seconds: 60 } },
+    { ...video, id: 'up-video', owned_by: 'up', pricing: { price: 0.1, currency: 'USD', unit: 'second' }, capabilities: { ...video.capabilities, supported_seconds: [4, 8], supported_sizes: ['1280x720'], max_task_seconds: maxTaskSeconds } },
     'up',
     'sora-2',
   );
@@ -56,7 +58,7 @@ export async function startUpstreams(options: UpstreamOptions = {}): Promise<Ups
       id: 'fal-video',
       owned_by: 'fal',
       pricing: { price: 0.07, currency: 'USD', unit: 'second' },
-      capabilities: { ...video.capabilities, supported_seconds: [5, 10], supported_sizes: ['720p'], partner_video: true, partner_routes: [{ route: 'fal-ai/kling-video' }], max_task_seconds: 60 },
+      capabilities: { ...video.capabilities, supported_seconds: [5, 10], supported_sizes: ['720p'], partner_video: true, partner_routes: [{ route: 'fal-ai/kling-video' }], max_task_seconds: maxTaskSeconds },
     },
     'fal',
     'fal-ai/kling-video/v2/master/text-to-video',
