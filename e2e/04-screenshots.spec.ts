@@ -57,6 +57,8 @@ async function viewReady(page: Page, view: ViewName): Promise<Locator> {
       key = page.getByRole('region', { name: 'Recent edits' }).getByRole('figure').first();
       await expect(key).toBeVisible();
       break;
+    default:
+      throw new Error(`no key element known for the ${String(view)} view`);
   }
   await imagesSettled(page);
   return key;
