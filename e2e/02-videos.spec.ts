@@ -44,7 +44,10 @@ test('create a 2 s 480p video, watch it complete live, and play it', async ({ pa
   const played = await video.evaluate(async (v: HTMLVideoElement) => {
     v.muted = true;
     await v.play();
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    // Until the playhead has moved: it really plays, not only started.
+    while (v.currentTime === 0 && !v.error && !v.ended) {
+      await new Promise((resolve) => ['timeupdate', 'error', 'ended'].forEach((type) => v.addEventListener(type, resolve, { once: true })));
+    }
     return { readyState: v.readyState, duration: v.duration, currentTime: v.currentTime, error: v.error?.message ?? null };
   });
   expect(played.error).toBeNull();
