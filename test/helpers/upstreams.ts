@@ -46,7 +46,7 @@ export async function startUpstreams(options: UpstreamOptions = {}): Promise<Ups
   const image = await local('local-image');
   const video = await local('local-video');
   const put = (record: ModelRecord, providerId: string, upstreamModel: string) => t.gateway.catalog.put({ record, providerId, upstreamModel });
-  await put({ ...image, id: 'up-image', owned_by: 'up', pricing: { input: 10, output: 40, currency: 'USD', unit: '1M tokens' }, capabilities: { ...image.capabilities, supported_sizes: ['256x256', '1024x1024'] } }, 'up', 'gpt-image-1');
+  await put({ ...image, id: 'up-image', owned_by: 'up', pricing: { input: 10, output: 40, currency: 'USD', unit: '1M tokens' }, capabilities: { ...image.capabilities, supported_sizes: ['1024x1024', '1536x1024', '1024x1536'] } }, 'up', 'gpt-image-1');
   await put(
     { ...video, id: 'up-video', owned_by: 'up', pricing: { price: 0.1, currency: 'USD', unit: 'second' }, capabilities: { ...video.capabilities, supported_seconds: [4, 8], supported_sizes: ['1280x720'], max_task_seconds: maxTaskSeconds } },
     'up',
