@@ -89,3 +89,23 @@ describe.each(kinds)('%s video tasks', (kind) => {
     expect(row.status).toBe('completed');
   });
 });
+
+describe('an OpenAI video that is still running when its task ends', () => {
+  it('is deleted upstream once it has ended: the refused DELETE is tried again, not taken as nothing to cancel', async () => {
+    u.openai.videoBehaviour.stuck = true;
+    const id = await create('openai', 'up-video-short').finally(() => (u.openai.videoBehaviour.stuck = false));
+    const row = await untilStored(id, ['completed', 'failed', 'timeout']);
+    expect(row.status).toBe('timeout');
+    const deletes = () => u.openai.requests.filter((r) => r.method === 'DELETE' && r.path === `/v1/videos/${row.upstream_id}`);
+    // OpenAI deletes only a completed or failed video: the first DELETE is refused.
+    await waitFor(async () => deletes().length > 0 || null, 5_000);
+    const upstream = u.openai.videos.get(row.upstream_id!)!;
+    expect(upstream.deleted).toBe(false);
+    expect((await u.t.gateway.videoTasks.get(id))!.upstream_cancel_until).not.toBeNull();
+    // Once it has ended upstream, the pending cancel deletes it, and is done.
+    upstream.completeNow();
+    await waitFor(async () => upstream.deleted || null, 20_000);
+    await waitFor(async () => ((await u.t.gateway.videoTasks.get(id))!.upstream_cancel_until === null) || null, 5_000);
+    expect(deletes().length).toBeGreaterThanOrEqual(2);
+  });
+});

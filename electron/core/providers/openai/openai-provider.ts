@@ -6,6 +6,7 @@ import { readFile, rename, rm } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import type { TokenUsage } from '../../billing/pricing.js';
 import { isCount } from '../../catalog/capability-read.js';
+import { GatewayError, isGatewayError } from '../../errors.js';
 import type { ImageEditJob, ImageJob, ImageOutcome, ImageProvider, ImageStreamOutcome, VideoJob, VideoPoll, VideoProvider } from '../provider.js';
 import { referenceMime } from '../../videos/reference-store.js';
 import { decodeImageBase64, parseImagesJson, type ImagesJson } from '../upstream/image-payload.js';
@@ -115,8 +116,25 @@ export class OpenAIProvider extends UpstreamAdapter<UpstreamProviderConfig> impl
     }
   }
 
+  /**
+   * DELETE cancels a running video on another gateway like this one, but OpenAI deletes only a
+   * completed or failed video (its API reference), refusing a running one with a 400. That 400
+   * is "not yet", not "nothing to cancel": the pending cancel is tried again (upstream-cancels.ts)
+   * until the video has ended and its stored assets are deleted. The upstream job itself runs to
+   * its end meanwhile; OpenAI offers no way to stop it.
+   */
   async cancelVideo(_job: VideoJob, upstreamId: string): Promise<void> {
-    await this.http.json({ method: 'DELETE', url: `${this.base}/videos/${encodeURIComponent(upstreamId)}`, headers: this.auth(), timeoutMs: 30_000 });
+    const url = `${this.base}/videos/${encodeURIComponent(upstreamId)}`;
+    try {
+      await this.http.json({ method: 'DELETE', url, headers: this.auth(), timeoutMs: 30_000 });
+    } catch (error) {
+      if (!isGatewayError(error) || error.code !== 'upstream_bad_request') throw error;
+      const { body } = await this.http.json<VideoObject>({ method: 'GET', url, headers: this.auth(), timeoutMs: 30_000 });
+      if (body.status === 'queued' || body.status === 'in_progress') {
+        throw new GatewayError('upstream_unavailable', 'The upstream video is still running; it is deleted once it has ended.');
+      }
+      throw error; // ended already: nothing left to cancel
+    }
   }
 
   /** Streams the finished video to `<output>.part` (memory stays flat however large it is), then renames it. */
