@@ -7,6 +7,7 @@ export { VideoTask, type VideoBehaviour, type VideoError, type VideoStatus, type
 export type { ImageSettings } from './openai-images.js';
 export { FalJob, contentPolicyFailure, type FalBehaviour, type FalFailure, type FalKind, type FalStatus } from './fal-queue.js';
 export { encodePng, crc32 } from './png.js';
+export { setChunkPause } from './http-kit.js';
 export { inspectPng, type PngInfo } from './png-inspect.js';
 export { tinyMp4 } from './mp4.js';
 export { playableMp4, type PlayableMp4Options } from './mp4.js';
