@@ -12,10 +12,36 @@ let t: TestGateway;
 let studio: Studio;
 const events: { event: StudioEvent; payload: unknown }[] = [];
 let off: () => void;
+/**
+ * The studio's change watcher reads data_version once per poll while someone listens, and
+ * compares it with the last read in the same (synchronous) timer callback. Nothing else in the
+ * studio reads it (the core's caches hold their own reference to the store), so the reads through
+ * the gateway the studio is given count the watcher's polls, and a waiter resolved on the n-th
+ * read runs after that poll's comparison (and any push it made) is done.
+ */
+let watcherPolls = 0;
+const pollWaiters: { at: number; resolve: () => void }[] = [];
+const watcherPolled = (n: number) => new Promise<void>((resolve) => pollWaiters.push({ at: watcherPolls + n, resolve }));
 
 beforeAll(async () => {
   t = await startTestGateway({ background: false });
-  studio = await createStudio(t.gateway, { version: 'test', externalChangeMs: 50 });
+  const store = t.gateway.store;
+  const countedStore = new Proxy(store, {
+    get: (target, name) =>
+      name === 'dataVersion'
+        ? () => {
+            const version = target.dataVersion();
+            watcherPolls += 1;
+            for (const waiter of pollWaiters.filter((w) => w.at <= watcherPolls)) {
+              pollWaiters.splice(pollWaiters.indexOf(waiter), 1);
+              waiter.resolve();
+            }
+            return version;
+          }
+        : Reflect.get(target, name, target),
+  });
+  const gateway = new Proxy(t.gateway, { get: (target, name) => (name === 'store' ? countedStore : Reflect.get(target, name, target)) });
+  studio = await createStudio(gateway, { version: 'test', externalChangeMs: 50 });
   off = studio.events.subscribe((event, payload) => events.push({ event, payload }));
   await studio.dispatch('catalog.list', {}); // the studio has shown the catalog once
 });
@@ -33,7 +59,8 @@ const seen = (event: StudioEvent) => events.filter((e) => e.event === event);
 
 describe('changes from another process', () => {
   it('pushes nothing while nothing changed', async () => {
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Three polls from now: at least two compared data_version with a read made while listened.
+    await watcherPolled(3);
     expect(events).toEqual([]);
   });
 
