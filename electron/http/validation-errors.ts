@@ -1,6 +1,7 @@
 // Ajv (schema) errors -> 400 invalid_request naming the parameter, in words a client can act on.
 import type { FastifySchemaValidationError } from 'fastify/types/schema.js';
 import { GatewayError } from '../core/errors.js';
+import { pointerToParam } from '../core/schema-check.js';
 
 /** Fields the contract names as rejected, with the reason a client needs to hear. */
 const REJECTED_REASON: Record<string, string> = {
@@ -22,7 +23,7 @@ export function validationToGatewayError(errors: FastifySchemaValidationError[])
   const first = errors[0];
   if (!first) return new GatewayError('invalid_request', 'The request body is invalid.');
   const params = first.params as Record<string, unknown>;
-  const path = first.instancePath.replace(/^\//, '').replaceAll('/', '.');
+  const path = pointerToParam(first.instancePath);
   switch (first.keyword) {
     case 'additionalProperties':
       return unsupportedField(String(params.additionalProperty));
