@@ -32,6 +32,8 @@ export class VideoScheduler {
   /** The background scan under way; the steps it queued run on in `steps`. */
   private scanning: Promise<void> | null = null;
   private again = false;
+  /** settled() callers waiting for the next background scan to start and end. */
+  private nextScanWaiters: (() => void)[] = [];
   private stopped = true;
   private readonly listeners = new Set<Listener>();
   /** Failed polls in a row per task (Retry-After, else backoff capped at a minute). */
@@ -95,7 +97,19 @@ export class VideoScheduler {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    for (const resolve of this.nextScanWaiters.splice(0)) resolve();
     await this.scanning;
+    await this.steps.idle();
+  }
+
+  /**
+   * An observable hook for tests: resolves once a background scan that started after this call
+   * has ended, and every step queued by then has ended too: the scheduler has looked at the due
+   * tasks and done what it found, so "and nothing more happens" can be awaited instead of timed.
+   * A stopped scheduler scans no more: then it waits for the steps alone.
+   */
+  async settled(): Promise<void> {
+    if (!this.stopped) await new Promise<void>((resolve) => this.nextScanWaiters.push(resolve));
     await this.steps.idle();
   }
 
@@ -115,11 +129,13 @@ export class VideoScheduler {
       this.again = true;
       return;
     }
+    const waiters = this.nextScanWaiters.splice(0);
     this.scanning = this.startDue()
       .then(() => undefined)
       .catch((error: unknown) => this.logger.error({ err: error }, 'video scheduler tick failed'))
       .finally(() => {
         this.scanning = null;
+        for (const resolve of waiters) resolve();
         if (this.again) {
           this.again = false;
           this.poke();
