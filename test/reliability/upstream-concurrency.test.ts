@@ -210,7 +210,9 @@ describe('a slow creation racing the scheduler', () => {
     u.openai.inject('POST /v1/videos', { latencyMs: 800, status: 500, body: secretBody('slow 500'), times: 1 });
     const response = await postJson(`${u.t.baseUrl}/videos`, { model: 'up-video', prompt: 'slow refusal', seconds: 4, size: '1280x720' }, key.token);
     expect(outcome(response)).toBe('503 upstream_unavailable');
-    await sleep(1_500);
+    // Nothing happens later either: a scan of the scheduler's that started after the answer has
+    // ended, and so has every step it had in hand (a submission it started meanwhile included).
+    await u.t.gateway.scheduler.settled();
     const db = u.t.gateway.store.db;
     const tasks = await db.selectFrom('video_tasks').select(['id', 'status']).where('account_id', '=', key.accountId).execute();
     const ledger = await db.selectFrom('ledger').select(['kind', 'amount_nano']).where('account_id', '=', key.accountId).orderBy('id').execute();
