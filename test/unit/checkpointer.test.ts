@@ -1,6 +1,6 @@
-// A serving gateway checkpoints its WAL from a worker thread (store/checkpointer.ts): its own
+// A serving gateway checkpoints its WAL from a child process (store/checkpointer.ts): its own
 // commits never checkpoint (so never fsync), and the WAL still stops growing, because the
-// worker's checkpoints let the next write start it over.
+// child's checkpoints let the next write start it over.
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -44,11 +44,11 @@ describe('WAL checkpoints in the background', () => {
         sizes.push(walBytes());
         const written = walIndex(dataDir);
         expect(written.mxFrame, 'the commits checkpointed themselves').toBeGreaterThan(written.nBackfill);
-        // Only the worker checkpoints: every frame is copied back without this thread's help.
+        // Only the child checkpoints: every frame is copied back without this process's help.
         await until(() => {
           const now = walIndex(dataDir);
           return now.nBackfill === now.mxFrame;
-        }, 10_000, 'the worker to checkpoint the WAL');
+        }, 10_000, 'the child to checkpoint the WAL');
       }
       // Each round's first write started the WAL over: it never grew past the first round's size.
       expect(Math.max(...sizes)).toBe(sizes[0]);

@@ -34,7 +34,7 @@ export interface Store {
   readSync<T>(fn: () => T): Promise<T>;
   /** SQLite's data_version: changes whenever another connection commits. Synchronous and cheap. */
   dataVersion(): number;
-  /** A serving process: WAL checkpoints from a worker thread, never inside a request's commit (checkpointer.ts). */
+  /** A serving process: WAL checkpoints from a child process, never inside a request's commit (checkpointer.ts). */
   checkpointInBackground(logger: Logger): void;
   close(): Promise<void>;
 }
