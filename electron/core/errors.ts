@@ -63,3 +63,19 @@ export function isGatewayError(value: unknown): value is GatewayError {
 
 export const invalid = (message: string, param: string | null = null): GatewayError =>
   new GatewayError('invalid_request', message, param);
+
+/**
+ * Runs `work` for a door whose field is named differently from the core's: a GatewayError that
+ * names param `coreParam` is rethrown naming `doorParam` (same code, message and headers), so the
+ * client hears the field it sent.
+ */
+export async function namingField<T>(work: Promise<T>, coreParam: string, doorParam: string): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    if (error instanceof GatewayError && error.param === coreParam) {
+      throw new GatewayError(error.code, error.message, doorParam, error.headers);
+    }
+    throw error;
+  }
+}

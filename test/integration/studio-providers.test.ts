@@ -91,6 +91,6 @@ describe('catalog.remove', () => {
     expect(await catalogIds()).not.toContain('gone-soon/gpt-image-1');
     expect(events).toContain('catalog.changed');
     const again = await studio.dispatch('catalog.remove', { id: 'gone-soon/gpt-image-1' }).catch((e: unknown) => e);
-    expect(again).toMatchObject({ code: 'not_found', param: 'model' });
+    expect(again).toMatchObject({ code: 'not_found', param: 'id' }); // the studio's field, not the core's "model"
   });
 });

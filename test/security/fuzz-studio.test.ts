@@ -255,11 +255,6 @@ function checkExpected(response: Awaited<ReturnType<typeof call>>, expected: Ret
  */
 const KNOWN_BUGS: { name: string; applies: (method: StudioMethod, input: unknown, error: { code?: string; param?: string | null } | undefined) => boolean }[] = [
   {
-    // catalog.remove {"id":"nope"} -> 404 param "model"; the input's field is id.
-    name: 'catalog.remove of an unknown id names param "model", not "id"',
-    applies: (m, _i, error) => m === 'catalog.remove' && error?.code === 'not_found' && error.param === 'model',
-  },
-  {
     // billing.topUp {"usd":"0"} -> 400 param "amount"; the input's field is usd.
     name: 'a top-up of 0 names param "amount", not "usd"',
     applies: (m, input, error) => (m === 'billing.topUp' || m === 'keys.topUp') && error?.param === 'amount' && (input as { usd?: unknown }).usd !== undefined,
@@ -329,7 +324,7 @@ describe('every studio method, random inputs', () => {
     expect(errorParam(await call('system.info', { 'a/b~': true }))).toBe('a/b~');
   });
 
-  it.fails('KNOWN BUG: catalog.remove of an unknown id is 404 with param "id" (its field), not "model"', async () => {
+  it('catalog.remove of an unknown id is 404 with param "id" (its field), not "model"', async () => {
     const response = await call('catalog.remove', { id: 'nope' });
     expect([response.status, errorParam(response)]).toEqual([404, 'id']);
   });

@@ -1,3 +1,4 @@
+import { namingField } from '../../errors.js';
 import type { StudioContext, StudioHandlers } from '../studio-context.js';
 
 export function catalogHandlers(ctx: StudioContext): Pick<StudioHandlers, 'system.info' | 'catalog.list' | 'catalog.remove'> {
@@ -11,9 +12,10 @@ export function catalogHandlers(ctx: StudioContext): Pick<StudioHandlers, 'syste
     'catalog.list': async () => ({
       models: (await ctx.gateway.catalog.entries()).map((entry) => ({ record: entry.record, provider: entry.providerId })),
     }),
-    // catalog.changed follows from the catalog's own change event.
+    // catalog.changed follows from the catalog's own change event. The core names the model
+    // "model" (the CLI's word); the studio's field is id.
     'catalog.remove': async ({ id }) => {
-      await ctx.gateway.catalog.remove(id);
+      await namingField(ctx.gateway.catalog.remove(id), 'model', 'id');
       return { removed: true };
     },
   };
