@@ -26,7 +26,15 @@ describe('crash safety of video tasks', () => {
       expect(response.status).toBe(200);
       ids.push((response.body as VideoTask).id);
     }
-    await new Promise((r) => setTimeout(r, 300));
+    // In flight at the kill: a render has started and the database says so (a task in_progress
+    // with progress recorded), and none has ended yet, so the tasks must resume after the restart.
+    const auth = { headers: { authorization: `Bearer ${key.token}` } };
+    const first = server.baseUrl;
+    const atKill = await waitFor(async () => {
+      const all = await Promise.all(ids.map(async (id) => (await request(`${first}/videos/${id}`, auth)).body as VideoTask));
+      return all.some((task) => task.status === 'in_progress' && task.progress > 0) ? all : null;
+    }, 20_000, 10);
+    expect(atKill.filter((task) => task.status !== 'queued' && task.status !== 'in_progress').map((task) => `${task.id} ${task.status}`)).toEqual([]);
     expect(await server.stop('SIGKILL')).toBeNull();
 
     server = await serve(['--data-dir', dataDir]);
