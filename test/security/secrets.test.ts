@@ -14,6 +14,7 @@ import { mgw, serve } from '../helpers/cli.js';
 import { tempDir, USD } from '../helpers/gateway.js';
 import type { RawResponse } from '../helpers/http.js';
 import { startUpstreams, type UpstreamSetup } from '../helpers/upstreams.js';
+import { waitFor } from '../helpers/stub-video-provider.js';
 import { checkResponse, fetchRaw, rawRequest } from './support.js';
 
 const STUDIO_PROVIDER_KEY = 'sk-studio-added-SECRET-7c1e9b';
@@ -54,7 +55,11 @@ function record(label: string, response: RawResponse): RawResponse {
   return response;
 }
 
+/** /v1 requests sent through v1(): each one reaches a route, so each is written to the activity log. */
+let v1Sent = 0;
+
 function v1(method: string, path: string, token: string | null, body?: unknown, headers: Record<string, string> = {}) {
+  v1Sent += 1;
   return rawRequest({
     port: server.port,
     method,
@@ -125,9 +130,12 @@ describe('in-process: requests that succeed, fail upstream, and fail authenticat
     }
     checkResponse(await studioCall('keys.usage', { id: a.id }), { statuses: [200] });
     record('GET /v1/models', await fetchRaw(`http://127.0.0.1:${server.port}/v1/models`));
-    // Let the activity log and the background work flush.
-    await new Promise((r) => setTimeout(r, 300));
-    checkResponse(await studioCall('activity.list', { limit: 200 }), { statuses: [200] });
+    // The activity log has every /v1 request above before activity.list is read: each is
+    // recorded after its answer was sent (and written in a batch), so its rows are awaited.
+    await waitFor(async () => (await u.t.gateway.activity.recent(200)).length >= v1Sent || null, 10_000, 20);
+    const activity = await studioCall('activity.list', { limit: 200 });
+    checkResponse(activity, { statuses: [200] });
+    expect((activity.body as { entries: unknown[] }).entries).toHaveLength(v1Sent);
   }, 60_000);
 
   it('no answer contains a token or a provider key (keys.list, providers.list, system.info, activity.list included)', () => {
