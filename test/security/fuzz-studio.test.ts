@@ -255,11 +255,6 @@ function checkExpected(response: Awaited<ReturnType<typeof call>>, expected: Ret
  */
 const KNOWN_BUGS: { name: string; applies: (method: StudioMethod, input: unknown, error: { code?: string; param?: string | null } | undefined) => boolean }[] = [
   {
-    // billing.topUp {"usd":"0"} -> 400 param "amount"; the input's field is usd.
-    name: 'a top-up of 0 names param "amount", not "usd"',
-    applies: (m, input, error) => (m === 'billing.topUp' || m === 'keys.topUp') && error?.param === 'amount' && (input as { usd?: unknown }).usd !== undefined,
-  },
-  {
     // videos.create {"model":"local-video","prompt":"studio clip","seconds":2,"reference":{"name":"a.png","mime":"image/png","base64":"aGVsbG8="}}
     // -> 400 param "input_reference" (the /v1 form field); the studio's field is reference.
     // Also {"model":"local-animate","prompt":"studio clip","seconds":2} -> 400 param "input_reference",
@@ -329,9 +324,12 @@ describe('every studio method, random inputs', () => {
     expect([response.status, errorParam(response)]).toEqual([404, 'id']);
   });
 
-  it.fails('KNOWN BUG: billing.topUp of 0 is 400 with param "usd" (its field), not "amount"', async () => {
+  it('billing.topUp and keys.topUp of 0 are 400 with param "usd" (their field), not "amount"', async () => {
     const response = await call('billing.topUp', { usd: '0' });
     expect([response.status, errorParam(response)]).toEqual([400, 'usd']);
+    const key = (await call('keys.create', { access: 'balance' })).body as { key: { id: string } };
+    const keyResponse = await call('keys.topUp', { id: key.key.id, usd: '0' });
+    expect([keyResponse.status, errorParam(keyResponse)]).toEqual([400, 'usd']);
   });
 
   it.fails('KNOWN BUG: videos.quote for a request type the model does not take (local-animate, text-to-video) is 400 param request_type, not a quote', async () => {

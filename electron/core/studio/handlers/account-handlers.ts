@@ -1,6 +1,6 @@
 import { formatUsd, parseUsd } from '../../billing/money.js';
 import { keyUsage } from '../../access/key-usage.js';
-import { invalid } from '../../errors.js';
+import { invalid, namingField } from '../../errors.js';
 import { USD_FORMAT_PROBLEM, usdAmountProblem } from '../../../../shared/usd-amount.js';
 import type { StudioContext, StudioHandlers } from '../studio-context.js';
 
@@ -40,7 +40,11 @@ export function accountHandlers(
         spend_by_day: spend.map((p) => ({ day: p.day, spend_usd: formatUsd(p.nano) })),
       };
     },
-    'billing.topUp': async (input) => ({ balance: await gateway.billing.topUp(owner.accountId, usd(input.usd, 'usd'), 'top-up via studio') }),
+    // The billing core names a top-up's amount "amount" (zero, or past the most an account
+    // holds); the studio's field is usd.
+    'billing.topUp': async (input) => ({
+      balance: await namingField(gateway.billing.topUp(owner.accountId, usd(input.usd, 'usd'), 'top-up via studio'), 'amount', 'usd'),
+    }),
     'keys.list': async () => {
       const keys = await gateway.keys.list();
       return { keys: await Promise.all(keys.map(async (key) => ({ ...key, balance: await gateway.billing.view(key.account_id) }))) };
@@ -55,9 +59,10 @@ export function accountHandlers(
       return { key: created.key, token: created.token };
     },
     'keys.revoke': async (input) => ({ key: await gateway.keys.revoke(input.id) }),
-    'keys.topUp': async (input) => ({
-      balance: await gateway.billing.topUp(await gateway.keys.accountToFund(input.id), usd(input.usd, 'usd'), 'top-up via studio'),
-    }),
+    'keys.topUp': async (input) => {
+      const account = await gateway.keys.accountToFund(input.id);
+      return { balance: await namingField(gateway.billing.topUp(account, usd(input.usd, 'usd'), 'top-up via studio'), 'amount', 'usd') };
+    },
     'keys.update': async (input) => {
       const key = await gateway.keys.update(input.id, {
         ...(input.access !== undefined ? { access: input.access } : {}),
