@@ -400,7 +400,7 @@ describe('mgw help', () => {
     const keys = run('keys', '-h');
     expect(keys.status).toBe(0);
     expect(keys.stdout.trim().split('\n')).toHaveLength(5);
-    expect(run('serve', '--help').stdout).toBe('mgw serve [--host 127.0.0.1] [--port 8787] [--data-dir DIR]\n');
+    expect(run('serve', '--help').stdout).toBe('mgw serve [--host 127.0.0.1] [--port 8787] [--log-level info] [--data-dir DIR]\n');
     expect(run('nope', '--help').status).toBe(2);
   });
 
