@@ -254,14 +254,6 @@ function checkExpected(response: Awaited<ReturnType<typeof call>>, expected: Ret
  * other departure fails the property.
  */
 const KNOWN_BUGS: { name: string; applies: (method: StudioMethod, input: unknown, error: { code?: string; param?: string | null } | undefined) => boolean }[] = [
-  {
-    // videos.create {"model":"local-video","prompt":"studio clip","seconds":2,"reference":{"name":"a.png","mime":"image/png","base64":"aGVsbG8="}}
-    // -> 400 param "input_reference" (the /v1 form field); the studio's field is reference.
-    // Also {"model":"local-animate","prompt":"studio clip","seconds":2} -> 400 param "input_reference",
-    // "send it as a multipart file under input_reference": /v1 words the studio cannot follow.
-    name: 'videos.create names the reference "input_reference" (the /v1 form field), not "reference"',
-    applies: (m, _input, error) => m === 'videos.create' && error?.param === 'input_reference',
-  },
 ];
 KNOWN_BUGS.push({
   // videos.quote {"model":"local-animate","seconds":2,"request_type":"text-to-video"} -> 200 {"hold_usd":"0.08000000",...}:
@@ -337,9 +329,14 @@ describe('every studio method, random inputs', () => {
     expect([response.status, errorParam(response)]).toEqual([400, 'request_type']);
   });
 
-  it.fails('KNOWN BUG: videos.create with a reference that is no image is 400 with param "reference" (its field), not "input_reference"', async () => {
+  it('videos.create names the reference "reference" (its field), not "input_reference" (the /v1 form field), in param and words', async () => {
     const response = await call('videos.create', { model: 'local-video', prompt: 'studio clip', seconds: 2, reference: file('aGVsbG8=') });
     expect([response.status, errorParam(response)]).toEqual([400, 'reference']);
+    const missing = await call('videos.create', { model: 'local-animate', prompt: 'studio clip', seconds: 2 });
+    expect([missing.status, errorParam(missing)]).toEqual([400, 'reference']);
+    const message = (missing.body as { error: { message: string } }).error.message;
+    expect(message).toMatch(/\breference\b/);
+    expect(message).not.toMatch(/input_reference|multipart/);
   });
 
   it('videos.quote with an enormous number of seconds is refused, not a 500', async () => {

@@ -13,10 +13,23 @@ export type RequestType = (typeof REQUEST_TYPES)[number];
 
 export const VIDEO_FIELDS = ['model', 'prompt', 'seconds', 'size', 'request_type', 'duration', 'resolution', 'client_request_id'] as const;
 
+/** How a door names its reference-image field, so the rules' errors name the field its client sends. */
+export interface ReferenceField {
+  /** The `param` of errors about the reference images. */
+  param: string;
+  /** How to send one, completing "send it ...". */
+  howToSend: string;
+}
+
+/** /v1's field: multipart files under input_reference (input_reference[] is the same field). */
+export const MULTIPART_REFERENCE: ReferenceField = { param: 'input_reference', howToSend: 'as a multipart file under input_reference' };
+
 export interface VideoCreateInput {
   fields: Record<string, unknown>;
   references: ReferenceImage[];
   transport: 'json' | 'multipart';
+  /** The door's reference field; /v1's multipart input_reference when left out. */
+  referenceField?: ReferenceField;
 }
 
 export interface VideoCreateRequest {
@@ -30,6 +43,7 @@ export interface VideoCreateRequest {
   requestType: RequestType;
   clientRequestId: string | null;
   references: ReferenceImage[];
+  referenceField: ReferenceField;
 }
 
 function text(fields: Record<string, unknown>, name: string, required: boolean): string | undefined {
@@ -99,6 +113,7 @@ export function parseVideoRequest(input: VideoCreateInput): VideoCreateRequest {
     requestType,
     clientRequestId,
     references,
+    referenceField: input.referenceField ?? MULTIPART_REFERENCE,
   };
 }
 
@@ -136,6 +151,7 @@ export function supportedRequestTypes(record: ModelRecord): string[] {
  */
 export function checkVideoRules(request: VideoCreateRequest, record: ModelRecord): void {
   const caps = record.capabilities;
+  const reference = request.referenceField;
   const seconds = integerList(caps.supported_seconds);
   if (!seconds.includes(request.seconds)) {
     throw invalid(`${request.seconds} seconds is not supported by ${record.id}; supported: ${seconds.join(', ')}.`, request.secondsParam);
@@ -145,11 +161,11 @@ export function checkVideoRules(request: VideoCreateRequest, record: ModelRecord
     throw invalid(`${request.sizeParam} ${request.size} is not supported by ${record.id}; supported: ${sizes.join(', ')}.`, request.sizeParam);
   }
   if (caps.requires_reference_image === true && request.references.length === 0) {
-    throw invalid(`${record.id} needs a reference image: send it as a multipart file under input_reference.`, 'input_reference');
+    throw invalid(`${record.id} needs a reference image: send it ${reference.howToSend}.`, reference.param);
   }
   const max = countOr(caps.max_reference_images, 0);
   if (request.references.length > max) {
-    throw invalid(`${record.id} accepts at most ${max} reference image${max === 1 ? '' : 's'}.`, 'input_reference');
+    throw invalid(`${record.id} accepts at most ${max} reference image${max === 1 ? '' : 's'}.`, reference.param);
   }
   const maxBytes = countOr(caps.max_reference_image_bytes, undefined);
   for (const image of request.references) {
@@ -165,10 +181,10 @@ export function checkVideoRules(request: VideoCreateRequest, record: ModelRecord
     throw invalid(`${record.id} does not support ${request.requestType}.`, 'request_type');
   }
   if (request.requestType === 'image-to-video' && request.references.length === 0) {
-    throw invalid('image-to-video needs a reference image under input_reference.', 'input_reference');
+    throw invalid(`image-to-video needs a reference image: send it ${reference.howToSend}.`, reference.param);
   }
   if (request.requestType === 'text-to-video' && request.references.length > 0) {
-    throw invalid('text-to-video takes no reference image; use request_type image-to-video.', 'input_reference');
+    throw invalid('text-to-video takes no reference image; use request_type image-to-video.', reference.param);
   }
 }
 

@@ -3,10 +3,13 @@ import type { VideoTask } from '../../../../shared/api-types.js';
 import { formatUsd, usdToNano } from '../../billing/money.js';
 import { integerList } from '../../catalog/capability-read.js';
 import { GatewayError, invalid } from '../../errors.js';
-import { resolveVideoModel } from '../../videos/video-request.js';
+import { resolveVideoModel, type ReferenceField } from '../../videos/video-request.js';
 import { pricePerSecond, videoHoldFor } from '../../videos/video-pricing.js';
 import type { StudioContext, StudioHandlers } from '../studio-context.js';
 import { referenceFromFile } from './image-handlers.js';
+
+/** The studio's reference is one file under `reference`, not /v1's multipart input_reference. */
+const STUDIO_REFERENCE: ReferenceField = { param: 'reference', howToSend: 'under reference' };
 
 /** Studio tasks point at their media path; the HTTP content URL is meaningless over IPC. */
 const studioUrl = (id: string): string => `studio-media:videos/${id}.mp4`;
@@ -34,8 +37,13 @@ export function videoHandlers(ctx: StudioContext): Pick<StudioHandlers, 'videos.
       const fields: Record<string, unknown> = { model: input.model, prompt: input.prompt, seconds: input.seconds };
       if (input.size !== undefined) fields.size = input.size;
       if (input.request_type !== undefined) fields.request_type = input.request_type;
-      const references = input.reference ? [referenceFromFile(input.reference, 'input_reference')] : [];
-      const task = await gateway.videos.create(owner, { fields, references, transport: 'multipart' }, input.idempotency_key, studioUrl);
+      const references = input.reference ? [referenceFromFile(input.reference, STUDIO_REFERENCE.param)] : [];
+      const task = await gateway.videos.create(
+        owner,
+        { fields, references, transport: 'multipart', referenceField: STUDIO_REFERENCE },
+        input.idempotency_key,
+        studioUrl,
+      );
       return { video: toStudioVideo(task) };
     },
     'videos.list': async (input) => {
