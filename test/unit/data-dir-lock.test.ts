@@ -69,7 +69,8 @@ describe('data dir claim', () => {
       const starting = startBackgroundWork(gateway);
       let settled = false;
       void starting.finally(() => (settled = true));
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // Refused twice while the holder lives, and still waiting rather than failed.
+      while (gateway.dataDirLock.refusedAttempts < 2) await new Promise((resolve) => setTimeout(resolve, 10));
       expect(settled, 'the start must wait while the holder lives').toBe(false);
       holder.kill('SIGKILL');
       await starting;

@@ -19,6 +19,8 @@ export class DataDirInUse extends Error {}
 
 export class DataDirLock {
   private held: HeldClaim | null = null;
+  /** Attempts refused because another process held the claim (what a start waited through). */
+  refusedAttempts = 0;
 
   constructor(
     private readonly dataDir: string,
@@ -36,6 +38,7 @@ export class DataDirLock {
         this.held = result;
         return;
       }
+      this.refusedAttempts++;
       if (Date.now() >= deadline) throw new DataDirInUse(inUse(this.dataDir, result.heldBy));
       await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
     }
