@@ -253,14 +253,7 @@ function checkExpected(response: Awaited<ReturnType<typeof call>>, expected: Ret
  * departs from the oracle only in the way one of these describes is counted, not failed; any
  * other departure fails the property.
  */
-const KNOWN_BUGS: { name: string; applies: (method: StudioMethod, input: unknown, error: { code?: string; param?: string | null } | undefined) => boolean }[] = [
-];
-KNOWN_BUGS.push({
-  // videos.quote {"model":"local-animate","seconds":2,"request_type":"text-to-video"} -> 200 {"hold_usd":"0.08000000",...}:
-  // spec rule 3, request_type must be supported by the model; local-animate lists only image-to-video.
-  name: 'videos.quote quotes a request type the model does not take',
-  applies: (m, input, error) => m === 'videos.quote' && error === undefined && (input as { model?: unknown }).model === 'local-animate' && (input as { request_type?: unknown }).request_type === 'text-to-video',
-});
+const KNOWN_BUGS: { name: string; applies: (method: StudioMethod, input: unknown, error: { code?: string; param?: string | null } | undefined) => boolean }[] = [];
 const knownHits = new Map<string, number>();
 
 describe('every studio method, random inputs', () => {
@@ -324,7 +317,7 @@ describe('every studio method, random inputs', () => {
     expect([keyResponse.status, errorParam(keyResponse)]).toEqual([400, 'usd']);
   });
 
-  it.fails('KNOWN BUG: videos.quote for a request type the model does not take (local-animate, text-to-video) is 400 param request_type, not a quote', async () => {
+  it('videos.quote for a request type the model does not take (local-animate, text-to-video) is 400 param request_type, not a quote', async () => {
     const response = await call('videos.quote', { model: 'local-animate', seconds: 2, request_type: 'text-to-video' });
     expect([response.status, errorParam(response)]).toEqual([400, 'request_type']);
   });

@@ -145,6 +145,13 @@ export function supportedRequestTypes(record: ModelRecord): string[] {
   return types;
 }
 
+/** Rule 3: the model's route supports the request type. Creation and quotes both apply it. */
+export function checkRequestType(record: ModelRecord, requestType: string): void {
+  if (!supportedRequestTypes(record).includes(requestType)) {
+    throw invalid(`${record.id} does not support ${requestType}.`, 'request_type');
+  }
+}
+
 /**
  * Rules 1-6 against the live record (rule 7 is checked by the transport and the parser). Rule 6
  * runs before rule 3, so a reference-only model called without a file hears what it needs.
@@ -177,9 +184,7 @@ export function checkVideoRules(request: VideoCreateRequest, record: ModelRecord
       );
     }
   }
-  if (!supportedRequestTypes(record).includes(request.requestType)) {
-    throw invalid(`${record.id} does not support ${request.requestType}.`, 'request_type');
-  }
+  checkRequestType(record, request.requestType);
   if (request.requestType === 'image-to-video' && request.references.length === 0) {
     throw invalid(`image-to-video needs a reference image: send it ${reference.howToSend}.`, reference.param);
   }

@@ -3,7 +3,7 @@ import type { VideoTask } from '../../../../shared/api-types.js';
 import { formatUsd, usdToNano } from '../../billing/money.js';
 import { integerList } from '../../catalog/capability-read.js';
 import { GatewayError, invalid } from '../../errors.js';
-import { resolveVideoModel, type ReferenceField } from '../../videos/video-request.js';
+import { checkRequestType, resolveVideoModel, type ReferenceField } from '../../videos/video-request.js';
 import { pricePerSecond, videoHoldFor } from '../../videos/video-pricing.js';
 import type { StudioContext, StudioHandlers } from '../studio-context.js';
 import { referenceFromFile } from './image-handlers.js';
@@ -28,6 +28,7 @@ export function videoHandlers(ctx: StudioContext): Pick<StudioHandlers, 'videos.
       if (!seconds.includes(input.seconds)) {
         throw invalid(`${input.seconds} seconds is not supported by ${entry.record.id}; supported: ${seconds.join(', ')}.`, 'seconds');
       }
+      checkRequestType(entry.record, input.request_type);
       return {
         hold_usd: formatUsd(videoHoldFor(owner, entry.record, entry.upstreamModel, input.request_type, input.seconds)),
         price_per_second_usd: formatUsd(usdToNano(pricePerSecond(entry.record, entry.upstreamModel, input.request_type))),
