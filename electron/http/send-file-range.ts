@@ -8,7 +8,8 @@ import { storageError } from '../core/store/storage-errors.js';
 
 export function parseRange(header: string | undefined, size: number): { start: number; end: number } | 'unsatisfiable' | null {
   if (!header) return null;
-  const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  // The unit is case-insensitive (RFC 9110 14.1): "Bytes=0-0" is a range like "bytes=0-0".
+  const match = /^bytes=(\d*)-(\d*)$/i.exec(header.trim());
   if (!match) return null; // unknown unit or several ranges: ignore the header
   const [, first, last] = match;
   if (first === '' && last === '') return null;
