@@ -63,7 +63,8 @@ export function serve(args: string[], env: Record<string, string> = {}): Promise
           baseUrl: match[1]!,
           stop: (signal = 'SIGTERM') =>
             new Promise((done) => {
-              if (child.exitCode !== null) return done(child.exitCode);
+              // Gone already (exited, or killed by a signal: then exitCode stays null): 'exit' will not come again.
+              if (child.exitCode !== null || child.signalCode !== null) return done(child.exitCode);
               child.once('exit', (code) => done(code));
               child.kill(signal);
             }),
