@@ -44,6 +44,14 @@ it('of two adds of one id at once, one wins and its key is the one kept (two con
   expect(a.apiKey(row)).toBe(won === 0 ? 'sk-first' : 'sk-second');
 });
 
+it('a provider id that does not start with a letter or digit ("-x") is refused in words that say so', async () => {
+  const configs = await configsOn();
+  const refused = await configs.add({ id: '-x', kind: 'fal', apiKey: 'fal-key' }).catch((error: unknown) => error);
+  expect(refused).toMatchObject({ code: 'invalid_request', param: 'id' });
+  expect((refused as Error).message).toMatch(/starting with a (lowercase )?letter or digit/);
+  expect(await configs.row('-x')).toBeUndefined();
+});
+
 it('a refused add leaves the existing provider and its key as they were', async () => {
   const configs = await configsOn();
   await configs.add({ id: 'up', kind: 'fal', apiKey: 'fal-key' });

@@ -70,11 +70,11 @@ describe('providers store', () => {
     const key = 'sk-refused-5678';
     const { client, store } = setup();
     client.handle('providers.add', () => {
-      throw new StudioError('invalid_request', 'A provider id is 1-40 lowercase letters, digits or dashes, and not "local".', 'id', 400);
+      throw new StudioError('invalid_request', 'A provider id is 1-40 lowercase letters, digits or dashes, starting with a letter or digit, and not "local".', 'id', 400);
     });
     const ok = await store.getState().add({ id: 'Local!', kind: 'openai', base_url: 'https://api.openai.com/v1', api_key: key });
     expect(ok).toBe(false);
-    expect(store.getState().addError).toBe('invalid_request: A provider id is 1-40 lowercase letters, digits or dashes, and not "local".');
+    expect(store.getState().addError).toBe('invalid_request: A provider id is 1-40 lowercase letters, digits or dashes, starting with a letter or digit, and not "local".');
     expect(store.getState().adding).toBe(false);
     expect(client.countCalls('providers.list')).toBe(0);
     expect(JSON.stringify(store.getState())).not.toContain(key);

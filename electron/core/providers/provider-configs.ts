@@ -82,7 +82,7 @@ export class ProviderConfigs {
 
   async add(input: AddProvider): Promise<ProviderInfo> {
     if (!ID.test(input.id) || input.id === LOCAL_PROVIDER_ID) {
-      throw invalid('A provider id is 1-40 lowercase letters, digits or dashes, and not "local".', 'id');
+      throw invalid('A provider id is 1-40 lowercase letters, digits or dashes, starting with a letter or digit, and not "local".', 'id');
     }
     if (!PROVIDER_KINDS.includes(input.kind)) throw invalid('kind must be openai or fal.', 'kind');
     const baseUrl = input.baseUrl ?? (input.kind === 'fal' ? FAL_DEFAULT_BASE_URL : undefined);
