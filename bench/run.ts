@@ -6,7 +6,7 @@
 // images, video, catalog-under-load, upstream, access) runs only those parts, for development:
 // it prints the table and writes nothing, since PERFORMANCE.md and bench/results/ come from
 // full runs only.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { benchCatalogThroughput } from './catalog-throughput.js';
@@ -238,6 +238,9 @@ function performanceReport(r: typeof report): string {
     'The bench exits non-zero when a row misses its target.',
     '',
   ];
+  // The hand-written profile notes (bench/profile-notes.md) follow the generated tables.
+  const notes = fileURLToPath(new URL('../../bench/profile-notes.md', import.meta.url));
+  if (existsSync(notes)) lines.push(readFileSync(notes, 'utf8').trimEnd(), '');
   return `${lines.join('\n')}\n`;
 }
 process.exit(rows.every((r) => r.pass) ? 0 : 1);
