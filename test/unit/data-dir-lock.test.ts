@@ -5,30 +5,17 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGateway, startBackgroundWork } from '../../electron/core/gateway.js';
 import { CLAIM_FILE, DataDirInUse } from '../../electron/core/store/data-dir-lock.js';
 import { tempDir } from '../helpers/gateway.js';
+import { lockHolderProcess } from '../helpers/lock-holder.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const children: ChildProcess[] = [];
 afterEach(() => {
   for (const child of children.splice(0)) child.kill('SIGKILL');
 });
 
-/** Another process holding the claim file's write lock through libsql directly. */
-async function holderProcess(dataDir: string): Promise<ChildProcess> {
-  const path = join(dataDir, CLAIM_FILE);
-  const script = `const L = require('libsql'); const db = new L(${JSON.stringify(path)}); db.exec('begin immediate'); process.stdout.write('held'); setInterval(() => {}, 1000);`;
-  const child = spawn(process.execPath, ['-e', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
-  children.push(child);
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.once('data', () => resolve());
-    child.once('exit', (code) => reject(new Error(`holder exited with ${code}`)));
-  });
-  return child;
-}
 
 describe('data dir claim', () => {
   it('a second serving gateway is refused, naming the holder, until the first closes', async () => {
@@ -62,7 +49,7 @@ describe('data dir claim', () => {
 
   it('is refused while another process holds it, and taken the moment that process is killed', async () => {
     const dataDir = tempDir('mgw-lock-');
-    const holder = await holderProcess(dataDir);
+    const holder = await lockHolderProcess(join(dataDir, CLAIM_FILE), children);
     const gateway = await createGateway({ dataDir, claimWaitMs: 5_000 });
     try {
       // A start while the holder is still on its way out waits for it, then starts.

@@ -4,30 +4,18 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isGatewayError } from '../../electron/core/errors.js';
 import { withLock } from '../../electron/core/os-lock.js';
 import { FileSecretStore } from '../../electron/core/secret-store.js';
 import { tempDir } from '../helpers/gateway.js';
+import { lockHolderProcess } from '../helpers/lock-holder.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const children: ChildProcess[] = [];
 afterEach(() => {
   for (const child of children.splice(0)) child.kill('SIGKILL');
 });
 
-/** Another process that takes the write lock of `path` and prints "held" once it has it. */
-async function holderProcess(path: string): Promise<ChildProcess> {
-  const script = `const L = require('libsql'); const db = new L(${JSON.stringify(path)}); db.exec('begin immediate'); process.stdout.write('held'); setInterval(() => {}, 1000);`;
-  const child = spawn(process.execPath, ['-e', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
-  children.push(child);
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.once('data', () => resolve());
-    child.once('exit', (code) => reject(new Error(`holder exited with ${code}`)));
-  });
-  return child;
-}
 
 const exited = (child: ChildProcess) => new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())));
 
@@ -51,7 +39,7 @@ describe('withLock', () => {
 
   it('is exclusive while a live process holds it: waits, then storage_unavailable', async () => {
     const path = join(tempDir('mgw-oslock-'), 'b.lock.db');
-    await holderProcess(path);
+    await lockHolderProcess(path, children);
     const started = performance.now();
     const error = caught(() => withLock(path, () => 'never', 300));
     expect(isGatewayError(error) && error.code).toBe('storage_unavailable');
@@ -60,7 +48,7 @@ describe('withLock', () => {
 
   it('is free the moment its holder is killed with SIGKILL: nothing to break, no age to wait out', async () => {
     const path = join(tempDir('mgw-oslock-'), 'c.lock.db');
-    const holder = await holderProcess(path);
+    const holder = await lockHolderProcess(path, children);
     expect(isGatewayError(caught(() => withLock(path, () => 'never', 0)))).toBe(true);
     holder.kill('SIGKILL');
     await exited(holder);
@@ -79,7 +67,7 @@ describe('the secret store', () => {
 
   it('waits for a writer in another process and goes on once that writer is gone', async () => {
     const dataDir = tempDir('mgw-oslock-');
-    const holder = await holderProcess(join(dataDir, 'secrets-lock.db'));
+    const holder = await lockHolderProcess(join(dataDir, 'secrets-lock.db'), children);
     const store = new FileSecretStore(dataDir);
     // 10 s is the store's limit; a holder killed before then lets the change through. The wait
     // is synchronous (the SecretStore interface is), so the kill comes from another process.
