@@ -34,7 +34,10 @@ async function firstOk(args: string[], pattern: RegExp, url: (match: string) => 
     if (response.status !== 200) throw new Error(`status ${response.status}`);
     return performance.now() - start;
   } finally {
+    // Gone before its data dir is removed (its stop checkpoints and closes the database).
+    const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill();
+    await exited;
   }
 }
 

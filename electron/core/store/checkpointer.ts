@@ -16,6 +16,8 @@ import type { RawDb } from './database.js';
 
 /** How often the child checkpoints (the WAL grows by a few pages per paid request meanwhile). */
 export const CHECKPOINT_INTERVAL_MS = 250;
+/** How long after a serving start the child is spawned. */
+export const CHECKPOINTER_DELAY_MS = 1_000;
 /** A WAL past this many pages (~40 MB) is restarted even while writes go on without a pause. */
 export const MAX_WAL_PAGES = 10_000;
 

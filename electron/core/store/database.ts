@@ -8,7 +8,7 @@ import { Kysely, Migrator, SqliteDialect, type Transaction } from 'kysely';
 import { fileInDataDirPath } from '../config.js';
 import { GatewayError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { startCheckpointer, type Checkpointer } from './checkpointer.js';
+import { CHECKPOINTER_DELAY_MS, startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { lockWaitingDialect, SYNC_BUSY_TIMEOUT_MS, waitingForLock } from './lock-wait.js';
 import { migrationProvider } from './migrations.js';
 import type { Database } from './schema.js';
@@ -97,6 +97,7 @@ export async function openStore(dataDir: string): Promise<Store> {
   // wait for it; otherwise they run at once. A synchronous transaction cannot interleave with
   // anything: it starts and commits within one turn of the event loop.
   let checkpointer: Checkpointer | null = null;
+  let checkpointerDue: NodeJS.Timeout | null = null;
   let asyncTxOpen = false;
   let waiting: (() => void)[] = [];
   const runSync = <T>(fn: () => T): T => {
@@ -153,9 +154,18 @@ export async function openStore(dataDir: string): Promise<Store> {
     txSync,
     dataVersion: () => (dataVersionStmt.get() as [number])[0],
     checkpointInBackground(logger) {
-      checkpointer ??= startCheckpointer(raw, path, logger);
+      // A moment after the start, so that spawning the child does not delay the first answer;
+      // until then the commits checkpoint themselves, as SQLite does by default.
+      if (checkpointer || checkpointerDue) return;
+      checkpointerDue = setTimeout(() => {
+        checkpointerDue = null;
+        checkpointer = startCheckpointer(raw, path, logger);
+      }, CHECKPOINTER_DELAY_MS);
+      checkpointerDue.unref();
     },
     async close() {
+      if (checkpointerDue) clearTimeout(checkpointerDue);
+      checkpointerDue = null;
       await checkpointer?.stop();
       checkpointer = null;
       await db.destroy();
