@@ -3,7 +3,8 @@
 // submission (video and image), each answered by a real emulator fault or a closed port. Every
 // row must give its status, code, `type` equal to the code and `param: null`, keep a 429's
 // Retry-After, never carry the upstream body, hold nothing and leave no task; and the creation
-// is sent upstream once, never retried (a retry could create and bill twice).
+// is sent upstream once, never retried (a retry could create and bill twice). The emulators run in
+// processes of their own, so the timeout row measures the gateway's deadline, not a shared loop.
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VideoTask } from '../../shared/api-types.js';
@@ -11,10 +12,10 @@ import type { Fault } from '../emulators/index.js';
 import { USD } from '../helpers/gateway.js';
 import { errorOf, postForm, postJson, request, type RawResponse } from '../helpers/http.js';
 import { makeImage } from '../helpers/images.js';
-import { startUpstreams, type UpstreamSetup } from '../helpers/upstreams.js';
+import { startRemoteUpstreams, type RemoteUpstreamSetup } from '../helpers/remote-upstreams.js';
 
 const SECRET = 'sk-upstream-SECRET-c0de';
-let u: UpstreamSetup;
+let u: RemoteUpstreamSetup;
 let key: { id: string; token: string; accountId: string };
 
 /** A loopback port nothing listens on: connections to it are refused. */
@@ -27,7 +28,7 @@ async function closedPort(): Promise<number> {
 }
 
 beforeAll(async () => {
-  u = await startUpstreams({ totalTimeoutMs: 1_500 });
+  u = await startRemoteUpstreams({ totalTimeoutMs: 1_500 });
   key = await u.t.key('balance', { balanceNano: 50 * USD });
   const port = await closedPort();
   await u.t.gateway.providerConfigs.add({ id: 'gone', kind: 'openai', baseUrl: `http://127.0.0.1:${port}/v1`, apiKey: 'sk-gone-key' });
@@ -67,9 +68,9 @@ async function editOn(model: string): Promise<RawResponse> {
   return postForm(`${u.t.baseUrl}/images/edits`, form, key.token);
 }
 
-const sent = (emulator: 'openai' | 'fal', route: string) => () => u[emulator].requests.filter((r) => r.route === route).length;
+const sent = (emulator: 'openai' | 'fal', route: string) => async () => (await u[emulator].requests()).filter((r) => r.route === route).length;
 
-const routes: { name: string; inject: (fault: Fault) => void; send: () => Promise<RawResponse>; video: boolean; creations: () => number }[] = [
+const routes: { name: string; inject: (fault: Fault) => Promise<void>; send: () => Promise<RawResponse>; video: boolean; creations: () => Promise<number> }[] = [
   { name: 'openai POST /images/edits', inject: (f) => u.openai.inject('POST /v1/images/edits', { ...f, times: 1 }), send: () => editOn('up-image'), video: false, creations: sent('openai', 'POST /v1/images/edits') },
   {
     name: 'openai POST /videos',
@@ -110,13 +111,13 @@ describe.each(routes)('$name', (route) => {
   it.each(rows)('%s -> %i %s, nothing held, no task left', async (_name, fault, status, code) => {
     const before = await u.t.gateway.billing.view(key.accountId);
     const tasks = await videoTaskCount();
-    const creations = route.creations();
-    route.inject(fault);
+    const creations = await route.creations();
+    await route.inject(fault);
     const response = await route.send();
-    u.openai.clearFaults();
-    u.fal.clearFaults();
+    await u.openai.clearFaults();
+    await u.fal.clearFaults();
     expectMapped(response, status, code);
-    expect(route.creations()).toBe(creations + 1);
+    expect(await route.creations()).toBe(creations + 1);
     if (status === 429) expect(response.headers.get('retry-after')).toBe('6');
     // The message says what happened: a connection made and then closed is not one never made.
     if (fault.reset) expect(errorOf(response).message).toBe('The upstream provider is temporarily unavailable (it closed the connection before answering).');
