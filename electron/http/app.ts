@@ -19,6 +19,7 @@ import { registerImageEditRoute, registerImageGenerationRoute } from './routes/i
 import { registerModelRoutes } from './routes/models.js';
 import { registerVideoRoutes } from './routes/videos.js';
 import { makeCatalogFastPath } from './catalog-fast-path.js';
+import { collectRoutes, registerOpenApiRoute } from './openapi.js';
 import { makeCors } from './cors.js';
 import { UploadBudget } from './upload-budget.js';
 import { makeHostCheck, makeHostGuard, makeOriginGuard } from './security.js';
@@ -120,9 +121,11 @@ export async function buildHttpApp(gateway: Gateway, options: HttpOptions = {}):
   installErrorBoundary(app, () => knownRoutes);
   installActivityHook(app, gateway.activity);
   installRateRefunds(app, gateway.access);
+  const documented = collectRoutes(app);
   const guards = makeRouteGuards(gateway, options.allowAnonymous ? await ensureAnonymousAccount(gateway) : null);
 
   registerModelRoutes(app, gateway);
+  registerOpenApiRoute(app, documented, { allowAnonymous: options.allowAnonymous === true });
   registerImageGenerationRoute(app, gateway, guards);
   // Upload routes get their own context: @fastify/multipart adds per-request hooks that the
   // rest of the API (GET /v1/models above all) should not pay for.

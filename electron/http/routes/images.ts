@@ -11,7 +11,19 @@ import { principalOf } from '../auth.js';
 import type { RouteGuards } from '../route-guards.js';
 import { readMultipartForm } from '../multipart-form.js';
 import type { UploadBudget } from '../upload-budget.js';
-import { IMAGE_EDIT_TEXT_FIELDS, ImageGenerationBody } from '../schemas.js';
+import type { ErrorCode } from '../../core/errors.js';
+import { IMAGE_EDIT_TEXT_FIELDS, ImageEditForm, ImageGenerationBody, ImageResult as ImageResultSchema } from '../schemas.js';
+
+/** What an image creation may answer besides the errors of every bearer route. */
+const IMAGE_ERRORS: readonly ErrorCode[] = [
+  'insufficient_balance',
+  'request_too_large',
+  'upstream_bad_request',
+  'upstream_rate_limited',
+  'upstream_invalid_response',
+  'upstream_unavailable',
+];
+const IMAGE_ANSWER = { 200: { description: 'The image, base64, and what it cost.', schema: ImageResultSchema } };
 
 const JSON_BODY_LIMIT = 1024 * 1024;
 /** Hard streaming cap per file when no catalog model declares its own limit. */
@@ -24,7 +36,10 @@ export function registerImageGenerationRoute(app: FastifyInstance, gateway: Gate
     {
       onRequest: guards.creation,
       bodyLimit: JSON_BODY_LIMIT,
-      config: { contentType: 'application/json' },
+      config: {
+        contentType: 'application/json',
+        openapi: { operationId: 'createImage', summary: 'Generate an image', auth: 'bearer', responses: IMAGE_ANSWER, errors: IMAGE_ERRORS },
+      },
       schema: { body: ImageGenerationBody },
     },
     async (request, reply) => {
@@ -130,7 +145,20 @@ const BODY_HEAD = Buffer.from('{"data":[{"b64_json":"');
 export function registerImageEditRoute(app: FastifyInstance, gateway: Gateway, guards: RouteGuards, budget: UploadBudget): void {
   app.post(
     '/v1/images/edits',
-    { onRequest: guards.creation, config: { contentType: 'multipart/form-data' } },
+    {
+      onRequest: guards.creation,
+      config: {
+        contentType: 'multipart/form-data',
+        openapi: {
+          operationId: 'editImage',
+          summary: 'Edit images by instruction',
+          auth: 'bearer',
+          multipart: ImageEditForm,
+          responses: IMAGE_ANSWER,
+          errors: [...IMAGE_ERRORS, 'reference_image_too_large'],
+        },
+      },
+    },
     async (request, reply) => {
       const limits = await editLimits(gateway);
       const form = await readMultipartForm(request, {

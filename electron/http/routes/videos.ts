@@ -9,7 +9,12 @@ import { routeNotFound } from '../error-boundary.js';
 import type { RouteGuards } from '../route-guards.js';
 import { readMultipartForm } from '../multipart-form.js';
 import type { UploadBudget } from '../upload-budget.js';
-import { VideoCreateBody, VideoIdParams, VideoListQuery } from '../schemas.js';
+import { VideoContentQuery, VideoCreateBody, VideoCreateForm, VideoIdParams, VideoListQuery, VideoTask, VideoTaskList } from '../schemas.js';
+import type { RouteDoc } from '../openapi.js';
+
+const TASK_ANSWER = { 200: { description: 'The task.', schema: VideoTask } };
+/** GET and DELETE of one task. */
+const taskDoc = (operationId: string, summary: string): RouteDoc => ({ operationId, summary, auth: 'bearer', responses: TASK_ANSWER, errors: ['not_found'] });
 import { sendFileWithRanges } from '../send-file-range.js';
 
 const TASK_ID = /^video_[a-z0-9]{20}$/;
@@ -40,7 +45,27 @@ export function registerVideoRoutes(app: FastifyInstance, gateway: Gateway, guar
     '/v1/videos',
     {
       onRequest: guards.creation,
-      config: { contentType: 'application/json or multipart/form-data' },
+      config: {
+        contentType: 'application/json or multipart/form-data',
+        openapi: {
+          operationId: 'createVideo',
+          summary: 'Create a video task',
+          description: 'JSON (no reference images) or multipart/form-data (reference files under input_reference).',
+          auth: 'bearer',
+          multipart: VideoCreateForm,
+          idempotencyKey: true,
+          responses: { 200: { description: 'The task, queued.', schema: VideoTask } },
+          errors: [
+            'insufficient_balance',
+            'request_too_large',
+            'reference_image_too_large',
+            'upstream_bad_request',
+            'upstream_rate_limited',
+            'upstream_invalid_response',
+            'upstream_unavailable',
+          ],
+        },
+      },
       // Only JSON bodies have a schema; multipart forms are checked part by part while streaming.
       schema: { body: { content: { 'application/json': { schema: VideoCreateBody } } } },
     },
@@ -56,21 +81,56 @@ export function registerVideoRoutes(app: FastifyInstance, gateway: Gateway, guar
 
   app.get<{ Querystring: VideoListQuery }>(
     '/v1/videos',
-    { onRequest: guards.read, schema: { querystring: VideoListQuery } },
+    {
+      onRequest: guards.read,
+      schema: { querystring: VideoListQuery },
+      config: {
+        openapi: {
+          operationId: 'listVideos',
+          summary: "The caller's tasks, newest first",
+          auth: 'bearer',
+          responses: { 200: { description: 'A page of tasks.', schema: VideoTaskList } },
+          errors: [],
+        },
+      },
+    },
     async (request) => gateway.videos.list(principalOf(request), request.query, contentUrlFor(request)),
   );
 
-  app.get<{ Params: VideoIdParams }>('/v1/videos/:id', { onRequest: guards.read }, async (request) =>
+  app.get<{ Params: VideoIdParams }>(
+    '/v1/videos/:id',
+    { onRequest: guards.read, schema: { params: VideoIdParams }, config: { openapi: taskDoc('retrieveVideo', 'One task') } },
+    async (request) =>
     gateway.videos.get(principalOf(request), taskId(request), contentUrlFor(request)),
   );
 
-  app.delete<{ Params: VideoIdParams }>('/v1/videos/:id', { onRequest: guards.read }, async (request) =>
+  app.delete<{ Params: VideoIdParams }>(
+    '/v1/videos/:id',
+    { onRequest: guards.read, schema: { params: VideoIdParams }, config: { openapi: taskDoc('cancelVideo', 'Cancel a task') } },
+    async (request) =>
     gateway.videos.cancel(principalOf(request), taskId(request), contentUrlFor(request)),
   );
 
-  app.get<{ Params: VideoIdParams; Querystring: { variant?: string } }>(
+  app.get<{ Params: VideoIdParams; Querystring: VideoContentQuery }>(
     '/v1/videos/:id/content',
-    { onRequest: guards.read },
+    {
+      onRequest: guards.read,
+      schema: { params: VideoIdParams, querystring: VideoContentQuery },
+      config: {
+        openapi: {
+          operationId: 'downloadVideoContent',
+          summary: "A completed task's MP4",
+          description: 'Single byte ranges are answered with 206; If-Range resumes a download.',
+          auth: 'bearer',
+          responses: {
+            200: { description: 'The whole file.', media: 'video/mp4', headers: ['accept-ranges', 'etag', 'last-modified'] },
+            206: { description: 'The range asked for.', media: 'video/mp4', headers: ['accept-ranges', 'content-range', 'etag', 'last-modified'] },
+            302: { description: 'A partner-backed task: its content is at Location.', headers: ['location'] },
+          },
+          errors: ['not_found', 'video_not_ready', 'range_not_satisfiable'],
+        },
+      },
+    },
     async (request, reply) => {
       const variant = request.query.variant;
       if (variant !== undefined && variant !== 'video') {
