@@ -1,6 +1,8 @@
 // Run first by `npm test`: the decode checks of the suite need ffprobe and ffmpeg (never skipped
-// without them), so a machine without them fails here in one line instead of half-way through.
-// .ci/run installs them (apt-get install ffmpeg).
+// without them), and the Python SDK test needs python3 with the official `openai` package, so a
+// machine without them fails here in one line each instead of half-way through.
+// .ci/run installs them (apt-get install ffmpeg, python3 -m pip install openai).
+import { spawnSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 
@@ -14,8 +16,15 @@ const found = (name) =>
     }
   });
 
+const problems = [];
 const missing = ['ffprobe', 'ffmpeg'].filter((name) => !found(name));
 if (missing.length > 0) {
-  console.error(`npm test: ${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} required: apt-get install ffmpeg`);
+  problems.push(`npm test: ${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} required: apt-get install ffmpeg`);
+}
+if (spawnSync('python3', ['-c', 'import openai'], { stdio: 'ignore' }).status !== 0) {
+  problems.push('npm test: python3 with the openai package is required: python3 -m pip install openai');
+}
+if (problems.length > 0) {
+  console.error(problems.join('\n'));
   process.exit(1);
 }
