@@ -1,6 +1,6 @@
 // API keys: list, create (the token is kept only until dismissed), revoke, top up, change access;
 // the usage of the one key whose panel is open; plus the API base URL from system.info for the
-// ready-to-paste curl snippet.
+// ready-to-paste snippets (the new key's curl call, the Models view's snippets).
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { KeyUsage, StudioInput, StudioOutput } from '../../../shared/studio-contract';
 import type { StudioCaller } from '../transport/client';
@@ -18,6 +18,8 @@ export interface KeysState {
   loaded: boolean;
   error: string | null;
   apiBaseUrl: string | null;
+  /** system.info has answered (apiBaseUrl null then means the HTTP API is not running). */
+  infoLoaded: boolean;
   /** The studio's own key: revoking it from here would cut the studio off. */
   ownerKeyId: string | null;
   created: CreatedKey | null;
@@ -32,6 +34,8 @@ export interface KeysState {
   usage: KeyUsage | null;
   usageError: string | null;
   load(): Promise<void>;
+  /** Reads system.info (the API base URL, the owner's key id) once; the Models view needs only this. */
+  loadInfo(): Promise<void>;
   create(input: StudioInput<'keys.create'>): Promise<boolean>;
   revoke(id: string): Promise<boolean>;
   topUp(id: string, usd: string): Promise<boolean>;
@@ -53,19 +57,21 @@ const without = <T>(record: Record<string, T>, id: string): Record<string, T> =>
 
 export function createKeysStore(client: StudioCaller): KeysStore {
   return createStore<KeysState>()((set, get) => {
-    let infoLoaded = false;
+    const fetchInfo = coalesce(async () => {
+      if (get().infoLoaded) return;
+      const info = await client.call('system.info', {});
+      set({ apiBaseUrl: info.api_base_url, ownerKeyId: info.owner_key_id, infoLoaded: true });
+    });
     const load = coalesce(async () => {
       try {
-        const [{ keys }, info] = await Promise.all([
-          client.call('keys.list', {}),
-          infoLoaded ? null : client.call('system.info', {}),
-        ]);
-        if (info) infoLoaded = true;
-        set({ keys, loaded: true, error: null, ...(info ? { apiBaseUrl: info.api_base_url, ownerKeyId: info.owner_key_id } : {}) });
+        const [{ keys }] = await Promise.all([client.call('keys.list', {}), fetchInfo()]);
+        set({ keys, loaded: true, error: null });
       } catch (error) {
         set({ loaded: true, error: formatError(error) });
       }
     });
+    // Without the Keys view's error line: until it loads, the snippets say there is no URL yet.
+    const loadInfo = () => fetchInfo().catch(() => undefined);
 
     // One usage load at a time; a reply for a panel closed or switched meanwhile is dropped.
     const loadUsage = coalesce(async () => {
@@ -96,6 +102,7 @@ export function createKeysStore(client: StudioCaller): KeysStore {
       loaded: false,
       error: null,
       apiBaseUrl: null,
+      infoLoaded: false,
       ownerKeyId: null,
       created: null,
       creating: false,
@@ -106,6 +113,7 @@ export function createKeysStore(client: StudioCaller): KeysStore {
       usage: null,
       usageError: null,
       load,
+      loadInfo,
       async create(input) {
         set({ creating: true, createError: null, created: null });
         try {

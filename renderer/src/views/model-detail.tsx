@@ -1,10 +1,11 @@
 // The detail panel of one model: pricing (route prices, minimum), limits, capabilities, sizes,
-// and removing it from the catalog.
+// snippets to call it, and removing it from the catalog.
 import type { ReactNode } from 'react';
 import type { CatalogModel } from '../../../shared/studio-contract';
 import { formatBytes } from '../lib/format';
 import { usd } from './model-price';
 import { ModelRemove } from './model-remove';
+import { ModelSnippets } from './model-snippets';
 
 function Row({ label, children }: { label: string; children: ReactNode }) {
   return (
@@ -105,6 +106,7 @@ export function ModelDetail({ model }: { model: CatalogModel }) {
           {chips(c.supported_seconds, ' s')}
         </>
       ) : null}
+      <ModelSnippets model={r} />
       <ModelRemove key={r.id} id={r.id} />
     </aside>
   );
