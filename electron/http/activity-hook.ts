@@ -1,6 +1,6 @@
 // Every /v1 request that reaches a route is written to the activity log (key, endpoint, model,
-// status, latency, cost) after its response is sent. The catalog fast path is not logged: it
-// is anonymous and would drown the log.
+// status, latency, cost) after its response is sent. The catalog (fast path or not) and the
+// OpenAPI document are not logged: they are anonymous and would drown the log.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ActivityLog } from '../core/activity/activity-log.js';
 
@@ -32,11 +32,13 @@ export function installActivityHook(app: FastifyInstance, log: ActivityLog): voi
 }
 
 const recorded = new WeakSet<FastifyRequest>();
+/** Anonymous reads of public documents: logging them would drown the log. */
+const UNLOGGED = new Set(['/v1/models', '/v1/openapi.json']);
 
 /** Writes one request to the log, once (onResponse and the close listener may both see it). */
 function recordActivity(log: ActivityLog, request: FastifyRequest, reply: FastifyReply): void {
   const url = request.routeOptions.url;
-  if (!url?.startsWith('/v1/') || url === '/v1/models' || recorded.has(request)) return;
+  if (!url?.startsWith('/v1/') || UNLOGGED.has(url) || recorded.has(request)) return;
   recorded.add(request);
   log.record({
     at: Date.now(),

@@ -11,6 +11,7 @@ import type { Logger } from '../../electron/core/logger.js';
 import type { LimitOverrides } from '../../electron/core/access/limits.js';
 import type { UpstreamTimeouts } from '../../electron/core/providers/upstream/upstream-client.js';
 import { startHttpServer, type RunningServer } from '../../electron/http/server.js';
+import { conformingFetch } from './conformance.js';
 
 export function tempDir(prefix = 'mgw-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
@@ -68,7 +69,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
       return { id: created.key.id, token: created.token, accountId: created.key.account_id };
     },
     client(token: string) {
-      return new OpenAI({ apiKey: token, baseURL: server.baseUrl, maxRetries: 0, timeout: 30_000 });
+      return new OpenAI({ apiKey: token, baseURL: server.baseUrl, maxRetries: 0, timeout: 30_000, fetch: conformingFetch });
     },
     async close() {
       await server.close();

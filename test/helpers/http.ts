@@ -1,4 +1,6 @@
 // Raw HTTP helpers for cases the SDK cannot express (bad bodies, wrong content types, headers).
+// Every /v1 answer is checked against the server's OpenAPI document (conformance.ts).
+import { checkConformance } from './conformance.js';
 export interface RawResponse {
   status: number;
   headers: Headers;
@@ -15,7 +17,9 @@ export async function request(url: string, init: RequestInit = {}): Promise<RawR
   } catch {
     body = null;
   }
-  return { status: response.status, headers: response.headers, body, text };
+  const raw = { status: response.status, headers: response.headers, body, text };
+  await checkConformance(init.method ?? 'GET', url, init.headers, raw);
+  return raw;
 }
 
 export function postJson(url: string, body: unknown, token?: string, extra: Record<string, string> = {}): Promise<RawResponse> {
