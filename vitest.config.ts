@@ -6,5 +6,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Every gateway /v1 answer a test sees is checked against the OpenAPI document.
+    setupFiles: ['test/setup/conformance-setup.ts'],
   },
 });

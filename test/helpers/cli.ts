@@ -1,4 +1,5 @@
 // Runs the real mgw binary (bin/mgw.js over the compiled dist/) as a child process.
+import { registerGateway } from './conformance.js';
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { appendFileSync, existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -58,6 +59,7 @@ export function serve(args: string[], env: Record<string, string> = {}): Promise
       const match = /listening on (http:\/\/127\.0\.0\.1:\d+\/v1)/.exec(out);
       if (match) {
         clearTimeout(timer);
+        registerGateway(match[1]!);
         resolve({
           child,
           baseUrl: match[1]!,

@@ -11,7 +11,7 @@ import type { Logger } from '../../electron/core/logger.js';
 import type { LimitOverrides } from '../../electron/core/access/limits.js';
 import type { UpstreamTimeouts } from '../../electron/core/providers/upstream/upstream-client.js';
 import { startHttpServer, type RunningServer } from '../../electron/http/server.js';
-import { conformingFetch } from './conformance.js';
+import { registerGateway } from './conformance.js';
 
 export function tempDir(prefix = 'mgw-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
@@ -59,6 +59,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
     ...(options.allowAnonymous ? { allowAnonymous: true } : {}),
   });
+  registerGateway(server.baseUrl);
   return {
     gateway,
     server,
@@ -69,7 +70,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
       return { id: created.key.id, token: created.token, accountId: created.key.account_id };
     },
     client(token: string) {
-      return new OpenAI({ apiKey: token, baseURL: server.baseUrl, maxRetries: 0, timeout: 30_000, fetch: conformingFetch });
+      return new OpenAI({ apiKey: token, baseURL: server.baseUrl, maxRetries: 0, timeout: 30_000 });
     },
     async close() {
       await server.close();

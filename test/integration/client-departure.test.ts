@@ -10,6 +10,7 @@ import { USD } from '../helpers/gateway.js';
 import { makeImage } from '../helpers/images.js';
 import { waitFor } from '../helpers/stub-video-provider.js';
 import { startUpstreams, type UpstreamSetup } from '../helpers/upstreams.js';
+import { registerGateway } from '../helpers/conformance.js';
 
 let u: UpstreamSetup;
 let key: { id: string; token: string; accountId: string };
@@ -111,6 +112,7 @@ it('the built-in engine, which cannot stop a render: the image it finishes anywa
   // Debug: the server's "incoming request" line tells when it has a request in hand.
   const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line) as (typeof lines)[number]) });
   const server = await startHttpServer(u.t.gateway, { host: '127.0.0.1', port: 0, logger });
+  registerGateway(server.baseUrl);
   try {
     const started = Date.now();
     await leaveMidway('/images/generations', { 'content-type': 'application/json' }, JSON.stringify({ model: 'stubborn-image', prompt: 'a quiet harbour' }), server.baseUrl);

@@ -11,6 +11,7 @@ import { loadStudioToken } from '../../electron/core/studio/studio-token.js';
 import { startHttpServer } from '../../electron/http/server.js';
 import { startTestGateway, USD, type TestGateway } from '../helpers/gateway.js';
 import { waitFor } from '../helpers/stub-video-provider.js';
+import { registerGateway } from '../helpers/conformance.js';
 
 let t: TestGateway | null = null;
 let silentUpstream: Server | null = null;
@@ -93,6 +94,7 @@ it('an open studio event stream is ended by close()', async () => {
   const studio = await createStudio(t.gateway, { version: 'test' });
   const ownerToken = loadStudioToken(t.dataDir);
   const server = await startHttpServer(t.gateway, { host: '127.0.0.1', port: 0, studio: { studio, ownerToken } });
+  registerGateway(server.baseUrl);
   const stream = await new Promise<import('node:http').IncomingMessage>((resolve, reject) => {
     request(`http://127.0.0.1:${server.port}/studio/events`, { headers: { authorization: `Bearer ${ownerToken}` } }, resolve).on('error', reject).end();
   });
@@ -109,6 +111,7 @@ it('a request still open after the grace period is cut, and its hold released', 
   await startSilentUpstream(t.gateway);
   await t.server.close();
   const server = await startHttpServer(t.gateway, { host: '127.0.0.1', port: 0, closeGraceMs: 300 });
+  registerGateway(server.baseUrl);
   const { token, accountId } = await t.key('balance', { balanceNano: USD });
   const pending = postImage(server.baseUrl, token, 'silent-image');
   await waitFor(async () => (await t!.gateway.billing.activeHolds(accountId)).length > 0, 10_000, 1);

@@ -15,6 +15,7 @@ import { makeImage } from '../helpers/images.js';
 import { readMp4 } from '../helpers/mp4.js';
 import { waitFor } from '../helpers/stub-video-provider.js';
 import { startOpenAIEmulator } from '../emulators/index.js';
+import { registerGateway } from '../helpers/conformance.js';
 
 let t: TestGateway;
 let studio: Studio;
@@ -27,6 +28,7 @@ beforeAll(async () => {
   studio = await createStudio(t.gateway, { version: 'test', apiBaseUrl: () => t.baseUrl });
   token = loadStudioToken(t.dataDir);
   server = await startHttpServer(t.gateway, { host: '127.0.0.1', port: 0, studio: { studio, ownerToken: token } });
+  registerGateway(server.baseUrl);
   base = `http://127.0.0.1:${server.port}/studio`;
 });
 afterAll(async () => {

@@ -12,6 +12,7 @@ import { loadStudioToken } from '../../electron/core/studio/studio-token.js';
 import { startHttpServer, type RunningServer } from '../../electron/http/server.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { rawRequest } from './support.js';
+import { registerGateway } from '../helpers/conformance.js';
 
 const INDEX = join(RENDERER_DIST, 'index.html');
 
@@ -135,6 +136,7 @@ describe('the headless studio serves the page and its assets with STUDIO_CSP', (
     t = await startTestGateway({ background: false });
     studio = await createStudio(t.gateway, { version: 'test' });
     server = await startHttpServer(t.gateway, { host: '127.0.0.1', port: 0, studio: { studio, ownerToken: loadStudioToken(t.dataDir) } });
+    registerGateway(server.baseUrl);
   });
   afterAll(async () => {
     studio?.dispose();

@@ -17,6 +17,7 @@ import { startTestGateway, USD, type TestGateway } from '../helpers/gateway.js';
 import { errorOf } from '../helpers/http.js';
 import { waitFor } from '../helpers/stub-video-provider.js';
 import { checkResponse, filePart, multipartBody, rawRequest, textPart } from './support.js';
+import { registerGateway } from '../helpers/conformance.js';
 
 let t: TestGateway;
 let studio: Studio;
@@ -34,6 +35,7 @@ beforeAll(async () => {
   studio = await createStudio(t.gateway, { version: 'test', apiBaseUrl: () => t.baseUrl });
   ownerToken = loadStudioToken(t.dataDir);
   server = await startHttpServer(t.gateway, { host: '127.0.0.1', port: 0, studio: { studio, ownerToken } });
+  registerGateway(server.baseUrl);
   port = server.port;
   writeFileSync(join(t.dataDir, 'canary.txt'), CANARY);
   key = await t.key('balance', { balanceNano: 20 * USD });
@@ -296,6 +298,7 @@ describe('CORS with origins the owner configured', () => {
   let open: RunningServer;
   beforeAll(async () => {
     open = await startHttpServer(t.gateway, { host: '127.0.0.1', port: 0, allowedOrigins: [allowed], studio: { studio, ownerToken } });
+    registerGateway(open.baseUrl);
   });
   afterAll(() => open.close());
   const corsHeaders = (headers: Headers) => Object.fromEntries([...headers.entries()].filter(([name]) => name.startsWith('access-control-')));
@@ -345,6 +348,7 @@ describe('cross-site form posts (CSRF)', () => {
   let anon: RunningServer;
   beforeAll(async () => {
     anon = await startHttpServer(t.gateway, { host: '127.0.0.1', port: 0, allowAnonymous: true, studio: { studio, ownerToken } });
+    registerGateway(anon.baseUrl);
   });
   afterAll(() => anon.close());
   const B = 'csrfboundary';

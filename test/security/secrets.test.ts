@@ -16,6 +16,7 @@ import type { RawResponse } from '../helpers/http.js';
 import { startUpstreams, type UpstreamSetup } from '../helpers/upstreams.js';
 import { waitFor } from '../helpers/stub-video-provider.js';
 import { checkResponse, fetchRaw, rawRequest } from './support.js';
+import { registerGateway } from '../helpers/conformance.js';
 
 const STUDIO_PROVIDER_KEY = 'sk-studio-added-SECRET-7c1e9b';
 
@@ -39,6 +40,7 @@ beforeAll(async () => {
   // A second door on the same gateway with Fastify's own request log at its most verbose.
   const logger = pino({ level: 'trace' }, { write: (line: string) => void fastifyLines.push(line) });
   server = await startHttpServer(u.t.gateway, { host: '127.0.0.1', port: 0, logger, studio: { studio, ownerToken } });
+  registerGateway(server.baseUrl);
 }, 30_000);
 
 afterAll(async () => {

@@ -10,6 +10,7 @@ import { startHttpServer, type RunningServer } from '../../electron/http/server.
 import { startTestGateway, USD, type TestGateway } from '../helpers/gateway.js';
 import { postJson, request } from '../helpers/http.js';
 import { waitFor } from '../helpers/stub-video-provider.js';
+import { registerGateway } from '../helpers/conformance.js';
 
 const IDLE_MS = 1_000;
 let t: TestGateway;
@@ -21,6 +22,7 @@ let output: string;
 beforeAll(async () => {
   t = await startTestGateway();
   server = await startHttpServer(t.gateway, { host: '127.0.0.1', port: 0, idleTimeoutMs: IDLE_MS });
+  registerGateway(server.baseUrl);
   key = await t.key('balance', { balanceNano: 10 * USD });
   const created = (await postJson(`${server.baseUrl}/videos`, { model: 'local-video', prompt: 'slow reader', seconds: 2 }, key.token)).body as VideoTask;
   task = await waitFor(async () => {
