@@ -1,5 +1,6 @@
-// Property-based fuzzing driven by the OpenAPI document (fast-check, fixed seed): request bodies,
-// queries and path ids generated from the document's own schemas (valid ones, with values of the
+// Property-based fuzzing driven by the OpenAPI document (fast-check, fixed seed): JSON bodies,
+// multipart forms (text parts, real and broken image files, stray parts), queries and path ids
+// generated from the document's own schemas (valid ones, with values of the
 // live catalog mixed in so some succeed, and invalid ones: a required field left out, a value of
 // the wrong type, a key the schema does not name), sent to a real server with a key made for the
 // run. No answer may be a 5xx, and every answer must match the document (test/helpers/openapi-responses.ts).
@@ -8,10 +9,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ModelList } from '../../shared/api-types.js';
 import { startTestGateway, USD, type TestGateway } from '../helpers/gateway.js';
 import { request, type RawResponse } from '../helpers/http.js';
+import { makeImage } from '../helpers/images.js';
 import { responseChecker } from '../helpers/openapi-responses.js';
 import { SEED } from './support.js';
 
-type Schema = { type?: string | string[]; properties?: Record<string, Schema>; required?: string[]; anyOf?: Schema[]; $ref?: string; enum?: unknown[] };
+type Schema = { type?: string | string[]; properties?: Record<string, Schema>; required?: string[]; anyOf?: Schema[]; $ref?: string; enum?: unknown[]; contentEncoding?: string; items?: Schema };
 type Parameter = { name: string; in: string; required?: boolean; schema: Schema };
 type Operation = { parameters?: Parameter[]; requestBody?: { content: Record<string, { schema: Schema }> } };
 type Doc = { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, Schema> } };
@@ -23,6 +25,10 @@ let token: string;
 let check: ReturnType<typeof responseChecker>;
 /** Values the catalog and the gateway know, so generated requests reach past the first check. */
 let known: string[];
+/** The catalog's own values per field name, so generated forms reach past the first checks. */
+let byField: Record<string, string[]>;
+/** File parts: real images of a few sizes, and bytes that are no image. */
+let files: Buffer[];
 
 beforeAll(async () => {
   t = await startTestGateway({ limits: { requests: { balance: { perSecond: 100_000, perMinute: 1_000_000, perHour: 10_000_000 } } } });
@@ -32,6 +38,10 @@ beforeAll(async () => {
   const models = (await request(`${t.baseUrl}/models`)).body as ModelList;
   known = [...models.data.map((m) => m.id), ...new Set(models.data.flatMap((m) => [...(m.capabilities.supported_sizes ?? []), ...(m.capabilities.supported_seconds ?? []).map(String)]))];
   known.push('text-to-video', 'image-to-video', 'a lighthouse at dusk');
+  const sizes = [...new Set(models.data.flatMap((m) => m.capabilities.supported_sizes ?? []))];
+  const seconds = [...new Set(models.data.flatMap((m) => (m.capabilities.supported_seconds ?? []).map(String)))];
+  byField = { model: models.data.map((m) => m.id), size: sizes, resolution: sizes, seconds, duration: seconds, request_type: ['text-to-video', 'image-to-video'], prompt: ['a lighthouse at dusk', 'make it night'] };
+  files = [await makeImage(64, 64), await makeImage(320, 180), await makeImage(1024, 1024), Buffer.from('not an image at all'), Buffer.alloc(0)];
 });
 afterAll(() => t.close());
 
@@ -111,6 +121,50 @@ describe('requests generated from the OpenAPI document', () => {
           if (response.status === 200) succeeded++;
         }),
         { seed: SEED, numRuns: RUNS },
+      );
+    }
+    expect(succeeded).toBeGreaterThan(0);
+  });
+
+  it('multipart forms, valid and invalid: no 5xx, every answer as documented', async () => {
+    const targets = Object.entries(doc.paths).flatMap(([path, operations]) =>
+      Object.entries(operations)
+        .filter(([, operation]) => operation.requestBody?.content['multipart/form-data'])
+        .map(([method, operation]) => ({ method: method.toUpperCase(), path, schema: resolve(operation.requestBody!.content['multipart/form-data']!.schema) })),
+    );
+    expect(targets.map((target) => target.path).sort()).toEqual(['/v1/images/edits', '/v1/videos']);
+    /** A file field: its schema names binary content (alone, or as the items of an array). */
+    const isFile = (schema: Schema) => (schema.anyOf ?? [schema]).some((option) => option.contentEncoding === 'binary' || option.items?.contentEncoding === 'binary');
+    let succeeded = 0;
+    for (const target of targets) {
+      const properties = target.schema.properties ?? {};
+      const textFields = Object.keys(properties).filter((name) => !isFile(properties[name]!));
+      const fileFields = Object.keys(properties).filter((name) => isFile(properties[name]!));
+      // Parts: each named text field present or not (a value the schema allows, or any text), a
+      // few files under each file field (or its [] spelling), and now and then a part the schema
+      // does not name.
+      // Required text fields are usually there, so that some forms get past the first checks.
+      const required = (target.schema.required ?? []).filter((name) => textFields.includes(name));
+      const likely = (name: string) => (byField[name] ? fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...byField[name]!) }, { weight: 1, arbitrary: valid(properties[name]!).map(String) }) : valid(properties[name]!).map(String));
+      const texts = fc.oneof(
+        { weight: 3, arbitrary: fc.record(Object.fromEntries(textFields.map((name) => [name, likely(name)])), { requiredKeys: required }) },
+        { weight: 1, arbitrary: fc.record(Object.fromEntries(textFields.map((name) => [name, fc.string({ maxLength: 20 })])), { requiredKeys: [] }) },
+      );
+      const fileParts = fc.array(fc.tuple(fc.constantFrom(...fileFields.flatMap((name) => [name, `${name}[]`])), fc.nat({ max: files.length - 1 })), { maxLength: 4 });
+      const stray = fc.oneof(
+        { weight: 5, arbitrary: fc.constant(null) },
+        { weight: 1, arbitrary: fc.tuple(fc.string({ minLength: 1, maxLength: 10 }).filter((name) => !(name in properties) && !name.endsWith('[]')), fc.string({ maxLength: 10 })) },
+      );
+      await fc.assert(
+        fc.asyncProperty(texts, fileParts, stray, async (fields, parts, extra) => {
+          const form = new FormData();
+          for (const [name, value] of Object.entries(fields)) form.append(name, value as string);
+          for (const [name, index] of parts) form.append(name, new Blob([new Uint8Array(files[index]!)], { type: 'image/png' }), `f${index}.png`);
+          if (extra) form.append(extra[0], extra[1]);
+          const response = await send(target.method, target.path, { body: form });
+          if (response.status === 200) succeeded++;
+        }),
+        { seed: SEED, numRuns: RUNS * 2 },
       );
     }
     expect(succeeded).toBeGreaterThan(0);
