@@ -36,6 +36,8 @@ export interface HttpOptions {
   studio?: { studio: Studio; ownerToken: string };
   /** Upload bytes all requests may hold in memory at once (default DEFAULT_UPLOAD_BUDGET_BYTES). */
   uploadBudgetBytes?: number;
+  /** The bound itself, shared (a test watches what it holds); else one of uploadBudgetBytes. */
+  uploadBudget?: UploadBudget;
   /** How long a connection may go without a byte moving either way (default DEFAULT_IDLE_TIMEOUT_MS). */
   idleTimeoutMs?: number;
 }
@@ -132,7 +134,7 @@ export async function buildHttpApp(gateway: Gateway, options: HttpOptions = {}):
   await app.register(async (uploads) => {
     // Size limits are enforced by multipart-form.ts itself (see readCapped).
     await uploads.register(multipart, { throwFileSizeLimit: false });
-    const budget = new UploadBudget(options.uploadBudgetBytes);
+    const budget = options.uploadBudget ?? new UploadBudget(options.uploadBudgetBytes);
     registerImageEditRoute(uploads, gateway, guards, budget);
     registerVideoRoutes(uploads, gateway, guards, budget);
   });

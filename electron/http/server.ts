@@ -1,5 +1,6 @@
 // Starts the HTTP door on a host and port (0 picks a free one) and reports the /v1 base URL.
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { UploadBudget } from './upload-budget.js';
 import type { Gateway } from '../core/gateway.js';
 import { buildHttpApp, type HttpOptions } from './app.js';
 import { closeGracefully, trackSockets } from './graceful-close.js';
@@ -16,6 +17,8 @@ export interface ServerOptions {
   closeGraceMs?: number;
   idleTimeoutMs?: number;
   uploadBudgetBytes?: number;
+  /** The bound itself, shared (a test watches what it holds). */
+  uploadBudget?: UploadBudget;
 }
 
 export interface RunningServer {
@@ -37,6 +40,7 @@ export async function startHttpServer(gateway: Gateway, options: ServerOptions):
     ...(options.allowAnonymous ? { allowAnonymous: true } : {}),
     ...(options.idleTimeoutMs ? { idleTimeoutMs: options.idleTimeoutMs } : {}),
     ...(options.uploadBudgetBytes ? { uploadBudgetBytes: options.uploadBudgetBytes } : {}),
+    ...(options.uploadBudget ? { uploadBudget: options.uploadBudget } : {}),
   });
   const sockets = trackSockets(app.server);
   await app.listen({ host: options.host, port: options.port });

@@ -12,6 +12,11 @@ export class UploadBudget {
 
   constructor(readonly limitBytes: number = DEFAULT_UPLOAD_BUDGET_BYTES) {}
 
+  /** Bytes of forms being read now. */
+  get heldBytes(): number {
+    return this.held;
+  }
+
   /** Takes `bytes` for a form being read; throws 429 when that would pass the bound. */
   take(bytes: number): void {
     if (this.held + bytes > this.limitBytes) {

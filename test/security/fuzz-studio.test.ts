@@ -18,6 +18,7 @@ import { postJson } from '../helpers/http.js';
 import { makeImage } from '../helpers/images.js';
 import { anyText, checkResponse, fetchRaw, invalidUtf8, printable, rawRequest, rssMb, SEED } from './support.js';
 import { expectedAnswer, matches, nanoOf, requiredFields, type OracleState } from './studio-oracle.js';
+import { registerGateway } from '../helpers/conformance.js';
 
 const RUNS_PER_METHOD = 100;
 const RUNS = { raw: 200, guard: 200, names: 100 };
@@ -45,6 +46,7 @@ beforeAll(async () => {
   studio = await createStudio(t.gateway, { version: 'test', apiBaseUrl: () => t.baseUrl });
   ownerToken = loadStudioToken(t.dataDir);
   server = await startHttpServer(t.gateway, { host: '127.0.0.1', port: 0, studio: { studio, ownerToken } });
+  registerGateway(server.baseUrl);
   port = server.port;
   // Keys the fuzzer may revoke, top up or update; a provider on a closed loopback port.
   for (let i = 0; i < 3; i++) {

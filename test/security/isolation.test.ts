@@ -14,6 +14,7 @@ import { startTestGateway, USD, type TestGateway } from '../helpers/gateway.js';
 import { errorOf, type RawResponse } from '../helpers/http.js';
 import { addStubVideoModel, StubVideoProvider, waitFor } from '../helpers/stub-video-provider.js';
 import { checkResponse, rawRequest } from './support.js';
+import { registerGateway } from '../helpers/conformance.js';
 
 type Key = { id: string; token: string; accountId: string };
 
@@ -88,6 +89,7 @@ beforeAll(async () => {
   studio = await createStudio(t.gateway, { version: 'test', apiBaseUrl: () => t.baseUrl });
   ownerToken = loadStudioToken(t.dataDir);
   studioServer = await startHttpServer(t.gateway, { host: '127.0.0.1', port: 0, studio: { studio, ownerToken } });
+  registerGateway(studioServer.baseUrl);
 }, 90_000);
 
 afterAll(async () => {

@@ -4,20 +4,25 @@
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpServer, type RunningServer } from '../../electron/http/server.js';
+import { UploadBudget } from '../../electron/http/upload-budget.js';
 import { startTestGateway, USD, type TestGateway } from '../helpers/gateway.js';
 import { uncompressedPng } from '../helpers/images.js';
 import { errorOf, postForm, type RawResponse } from '../helpers/http.js';
 import { waitFor } from '../helpers/stub-video-provider.js';
+import { registerGateway } from '../helpers/conformance.js';
 
 const BUDGET = 1024 * 1024;
 let t: TestGateway;
 let server: RunningServer;
 let token: string;
 let reference: Buffer;
+/** The server's bound, watched: the slow upload must hold its bytes before the edits race it. */
+const budget = new UploadBudget(BUDGET);
 
 beforeAll(async () => {
   t = await startTestGateway();
-  server = await startHttpServer(t.gateway, { host: '127.0.0.1', port: 0, uploadBudgetBytes: BUDGET });
+  server = await startHttpServer(t.gateway, { host: '127.0.0.1', port: 0, uploadBudget: budget });
+  registerGateway(server.baseUrl);
   token = (await t.key('balance', { balanceNano: 10 * USD })).token;
   reference = await uncompressedPng(320, 320); // ~300 KB on the wire and in memory
 }, 60_000);
@@ -58,11 +63,11 @@ describe('upload memory bound', () => {
   it('refuses a form that would pass the bound while a slow upload holds most of it, and takes it again once that client left', async () => {
     const slow = slowUpload(900 * 1024);
     try {
-      // Once the server has read the slow upload's bytes, an edit of ~300 KB no longer fits.
-      const refused = await waitFor(async () => {
-        const answer = await edit();
-        return answer.status === 429 ? answer : null;
-      }, 10_000);
+      // Once the server holds the slow upload's bytes (not before: an edit that came first would
+      // take its share and the slow upload would be the one refused), a ~300 KB edit no longer fits.
+      await waitFor(async () => budget.heldBytes >= 900 * 1024 || null, 10_000);
+      const refused = await edit();
+      expect(refused.status).toBe(429);
       expect(errorOf(refused)).toMatchObject({ code: 'rate_limit_exceeded', type: 'rate_limit_exceeded', param: null });
       expect(errorOf(refused).message).toContain('too many uploads at once');
       expect(refused.headers.get('retry-after')).toBe('1');
@@ -77,11 +82,8 @@ describe('upload memory bound', () => {
       slow.destroy();
     }
     // The client that left gave its share back.
-    const after = await waitFor(async () => {
-      const answer = await edit();
-      return answer.status === 200 ? answer : null;
-    }, 10_000);
-    expect(after.status).toBe(200);
+    await waitFor(async () => budget.heldBytes === 0 || null, 10_000);
+    expect((await edit()).status).toBe(200);
   }, 30_000);
 
   it('a form that was read gives its bytes back: more edits in a row than the bound holds at once all succeed', async () => {
