@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { createGateway, startBackgroundWork } from '../../electron/core/gateway.js';
 import { startHttpServer } from '../../electron/http/server.js';
 
-/** Load generators are one key: the owner lifts its request windows, as the README shows. */
+/** Load generators are one key: the owner lifts its request windows, as the docs show. */
 const BENCH_LIMITS = { requests: { balance: { perSecond: 1_000_000, perMinute: 10_000_000, perHour: 100_000_000 } } };
 
 const gateway = await createGateway({ dataDir: mkdtempSync(join(tmpdir(), 'mgw-bench-')), limits: BENCH_LIMITS });

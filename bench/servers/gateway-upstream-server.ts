@@ -2,7 +2,7 @@
 // provider "up" at MGW_BENCH_UPSTREAM_URL with MGW_BENCH_UPSTREAM_KEY, model "up-image" on it,
 // and one balance key. Started as `mgw serve` starts it: the owner's config.json in the data dir
 // is read with loadSettings and its limits handed to createGateway. That config.json raises the
-// balance request windows (README: the windows are the owner's to change there), because the
+// balance request windows (docs: the windows are the owner's to change there), because the
 // bench's load generator is one key sending thousands of requests a second.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

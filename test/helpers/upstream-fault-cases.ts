@@ -1,5 +1,5 @@
 // The upstream faults the emulators can produce and the answer each must give (the mapping of
-// README "Upstream providers"), shared by the one-at-a-time tests (test/integration/
+// docs/providers.md), shared by the one-at-a-time tests (test/integration/
 // providers-faults.test.ts) and the same faults under concurrency (test/reliability/).
 import type { Fault } from '../emulators/index.js';
 

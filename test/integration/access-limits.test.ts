@@ -308,7 +308,7 @@ describe('request windows', () => {
     } finally {
       await own.close();
     }
-    // Pro and topped-up keys alike: 20 a second (README's access table), the 21st waits.
+    // Pro and topped-up keys alike: 20 a second (the docs' access table), the 21st waits.
     for (const access of ['pro', 'balance'] as const) {
       now = Date.parse('2026-11-23T08:30:00.000Z');
       const paid = await t.key(access, access === 'pro' ? { allowanceNano: USD } : { balanceNano: USD });

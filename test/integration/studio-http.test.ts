@@ -133,7 +133,7 @@ describe('studio API guard', () => {
 });
 
 describe('the owner token file', () => {
-  it('is <data dir>/studio-token, mode 0600 (README), kept across starts; an unusable one is replaced, owner-only too', () => {
+  it('is <data dir>/studio-token, mode 0600 (docs), kept across starts; an unusable one is replaced, owner-only too', () => {
     const dir = tempDir('mgw-studio-token-');
     try {
       const file = join(dir, 'studio-token');

@@ -5,7 +5,7 @@
 // error body, no internals, no token in any answer but the one keys.create returns, and the
 // server keeps answering with bounded memory. Which answer each input gets (success, or the
 // error's status, code and param) is decided by studio-oracle.ts, written from the contract and
-// the README, never by the product's own input schemas.
+// the docs, never by the product's own input schemas.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ModelRecord } from '../../shared/api-types.js';

@@ -3,8 +3,8 @@
 // wrong Content-Types, 2 MB prompts, deep nesting), list query strings, task ids in paths,
 // Range and Authorization headers. Every answer must be 2xx or 4xx (never 5xx), every non-2xx
 // exactly the standard error body, no stack trace or source path anywhere; valid inputs must
-// succeed; list queries get exactly the page (or the 400) the README's List rule gives
-// (expectedList), ranges exactly what RFC 9110 and the README give (expectedRange); the server
+// succeed; list queries get exactly the page (or the 400) the docs' List rule gives
+// (expectedList), ranges exactly what RFC 9110 and the docs give (expectedRange); the server
 // keeps answering and its memory stays bounded.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -351,8 +351,8 @@ describe('raw bodies on the JSON endpoints', () => {
 /**
  * GET /v1/videos takes `limit` (a whole number 1-100, default 20), `after` (the id of one of the
  * caller's own tasks: the pager's cursor) and `order` (asc or desc, default desc: newest first),
- * README "List". The query is read as application/x-www-form-urlencoded (URLSearchParams). The
- * rules the README leaves open, decided here: any other parameter, or one given twice, is 400
+ * docs/decisions.md "List". The query is read as application/x-www-form-urlencoded (URLSearchParams). The
+ * rules the docs leave open, decided here: any other parameter, or one given twice, is 400
  * naming it; an empty `after=` is no cursor. Returns the page the list must answer, or the 400.
  */
 function expectedList(query: string, own: readonly string[]): { status: 400; params: string[] } | { status: 200; ids: string[]; hasMore: boolean } {
@@ -362,7 +362,7 @@ function expectedList(query: string, own: readonly string[]): { status: 400; par
     if (!['limit', 'after', 'order'].includes(name) || seen.has(name)) bad.push(name);
     else seen.set(name, value);
   }
-  // Any of the faults may be the one named (the README orders none).
+  // Any of the faults may be the one named (the docs order none).
   for (const name of bad) seen.delete(name);
   const limitText = seen.get('limit');
   const limit = limitText === undefined ? 20 : /^[0-9]+$/.test(limitText) ? Number(limitText) : NaN;
@@ -495,7 +495,7 @@ describe('task ids in paths: GET /v1/videos/{id}, DELETE /v1/videos/{id}, GET /v
   });
 });
 
-// The answer RFC 9110 (section 14) and the README ("answers single ranges with 206 ..., an
+// The answer RFC 9110 (section 14) and the docs ("answers single ranges with 206 ..., an
 // unsatisfiable range with 416; a malformed one (bytes=5-2) is ignored") give to a Range header
 // on a file of `size` bytes: the unit is "bytes", compared case-insensitively (RFC 9110 14.1);
 // a range set of one int-range (`a-` or `a-b`, b >= a) or suffix-range (`-n`); a satisfiable one
@@ -537,14 +537,14 @@ describe('Range on GET /v1/videos/{id}/content', () => {
       printable(30),
     );
 
-  // RFC 9110 14.1: range units are compared case-insensitively; the README: a single range is 206.
+  // RFC 9110 14.1: range units are compared case-insensitively; the docs: a single range is 206.
   it('Range: Bytes=0-0 is a single range (units are case-insensitive): 206 with byte 0', async () => {
     const size = (await rawRequest({ port, path: `/v1/videos/${completed.id}/content`, headers: auth() })).bytes.length;
     const response = await rawRequest({ port, path: `/v1/videos/${completed.id}/content`, headers: { ...auth(), range: 'Bytes=0-0' } });
     expect([response.status, response.headers.get('content-range')]).toEqual([206, `bytes 0-0/${size}`]);
   });
 
-  it('answers exactly what RFC 9110 and the README give: 206 with the bytes, 416 with bytes */size, or the whole file', async () => {
+  it('answers exactly what RFC 9110 and the docs give: 206 with the bytes, 416 with bytes */size, or the whole file', async () => {
     const full = await rawRequest({ port, path: `/v1/videos/${completed.id}/content`, headers: auth() });
     expect(full.status).toBe(200);
     const size = full.bytes.length;

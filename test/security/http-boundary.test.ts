@@ -111,7 +111,7 @@ describe('DNS rebinding: the Host header', () => {
     }
   });
 
-  // README: anything but localhost, 127.0.0.1 or [::1] (any port up to 65535) and the allowedHosts is refused.
+  // docs: anything but localhost, 127.0.0.1 or [::1] (any port up to 65535) and the allowedHosts is refused.
   const FOREIGN = [
     'evil.example.com', 'evil.example.com:8787', 'localhost.evil.com', 'localhost.evil.com:8787', '127.0.0.1.nip.io', '127.0.0.1.nip.io:8787',
     'localhost.', '127.0.0.2', '0.0.0.0', '127.1', '2130706433', '[::2]', '[fe80::1]:8787', '[2001:db8::1]', '[::ffff:7f00:2]', 'evil',

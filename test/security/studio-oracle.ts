@@ -1,9 +1,9 @@
 // An oracle for the studio API, written from the contract (shared/studio-contract.ts: each
-// method's fields, their types, which are optional) and the README's rules (amounts, labels,
+// method's fields, their types, which are optional) and the docs' rules (amounts, labels,
 // provider URLs and keys, prompts, models, sizes, durations and request types read from the live
 // catalog, as the spec tells clients to do), not from the product's input schemas. For one input
 // and the state the test has read through the API, it says what the answer must be: success, or
-// the standard error with its status, code and the fields `param` may name. Where the README is
+// the standard error with its status, code and the fields `param` may name. Where the docs are
 // silent the rule is stated here as the test's decision (see DECIDED).
 import type { ModelRecord } from '../../shared/api-types.js';
 import type { StudioMethod } from '../../shared/studio-contract.js';
@@ -33,7 +33,7 @@ export interface OracleState {
   ownerVideoIds: Set<string>;
 }
 
-/** Decisions for what the README leaves open; each is one rule, applied the same everywhere. */
+/** Decisions for what the docs leave open; each is one rule, applied the same everywhere. */
 export const DECIDED = {
   /** No text field is a place for a megabyte: an id, key or variable name this long is refused (400 naming it). */
   longText: 10_000,
@@ -43,9 +43,9 @@ export const DECIDED = {
   providerId: /^[a-z0-9][a-z0-9-]{0,39}$/,
 };
 
-const MAX_NANO = BigInt(Number.MAX_SAFE_INTEGER); // README: an amount, and a balance, is at most 9007199.254740991 USD
-const PROMPT_MAX = 32_000; // README: at most 32,000 characters
-const LABEL_MAX = 200; // README: a key's label is at most 200 characters, without control characters
+const MAX_NANO = BigInt(Number.MAX_SAFE_INTEGER); // docs: an amount, and a balance, is at most 9007199.254740991 USD
+const PROMPT_MAX = 32_000; // docs: at most 32,000 characters
+const LABEL_MAX = 200; // docs: a key's label is at most 200 characters, without control characters
 const ACCESS = ['free', 'pro', 'balance'];
 const REQUEST_TYPES = ['text-to-video', 'image-to-video'];
 const SELECTORS = ['default', 'fast', 'pro'];
@@ -55,7 +55,7 @@ const isString = (v: unknown): v is string => typeof v === 'string';
 const isIdText = (v: unknown): v is string => isString(v) && v.length >= 1 && v.length <= DECIDED.longText;
 const controlChar = /[\u0000-\u001f\u007f-\u009f]/;
 
-/** README: plain decimals in USD, at most 9 decimals, no sign, exponent or spaces; at most 9007199.254740991. */
+/** docs: plain decimals in USD, at most 9 decimals, no sign, exponent or spaces; at most 9007199.254740991. */
 export function usdNano(v: unknown): bigint | null {
   if (!isString(v)) return null;
   const m = /^(\d+)(?:\.(\d{1,9}))?$/.exec(v);
@@ -104,7 +104,7 @@ interface Field {
   required: boolean;
   /** The contract's JSON type of the field (shared/studio-contract.ts). */
   type: (value: unknown) => boolean;
-  /** What the README says of its format, for a value of the right type. */
+  /** What the docs say of its format, for a value of the right type. */
   format?: (value: unknown) => boolean;
 }
 
@@ -115,11 +115,11 @@ const idField = req(isString, isIdText);
 const usdField = (required: boolean) => ({ required, type: isString, format: (v: unknown) => usdNano(v) !== null });
 const limit = (method: string) => opt(isNumber, (v) => Number.isInteger(v) && (v as number) >= 1 && (v as number) <= DECIDED.pageMax[method]!);
 const enumOf = (values: readonly string[]) => (v: unknown) => isString(v) && values.includes(v);
-const apiKey = (v: unknown) => isString(v) && v.length <= DECIDED.longText && /^[\x21-\x7e]+$/.test(v); // README: printable ASCII without spaces, not empty
+const apiKey = (v: unknown) => isString(v) && v.length <= DECIDED.longText && /^[\x21-\x7e]+$/.test(v); // docs: printable ASCII without spaces, not empty
 const envName = (v: unknown) => isString(v) && v.length <= DECIDED.longText && /^[A-Za-z_][A-Za-z0-9_]*$/.test(v);
 const positiveWhole = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 1;
 
-/** README: an http(s) API root; no query or fragment, no spaces or control characters, no user name or password. */
+/** docs: an http(s) API root; no query or fragment, no spaces or control characters, no user name or password. */
 function baseUrl(v: unknown): boolean {
   if (!isString(v) || v.length > DECIDED.longText) return false;
   if (/\s/.test(v) || controlChar.test(v) || /[?#]/.test(v)) return false;
@@ -176,7 +176,7 @@ export const requiredFields = (method: StudioMethod): string[] => Object.entries
 
 type Refusal = Extract<Expected, { ok: false }>;
 const bad = (params: (string | null)[], why: string): Refusal => ({ ok: false, status: 400, code: 'invalid_request', params, why });
-/** README: the studio's key methods name the key `key_id` in their errors (as the CLI does). */
+/** docs: the studio's key methods name the key `key_id` in their errors (as the CLI does). */
 const notFound = (method: string, why: string): Refusal => ({ ok: false, status: 404, code: 'not_found', params: method.startsWith('keys.') ? ['id', 'key_id'] : ['id'], why });
 
 /** Whether `param` (from an error body) is one the expectation allows. */
@@ -195,9 +195,9 @@ const reachable = (record: ModelRecord, access: string): boolean =>
 /**
  * The expected answer to `method` called with `input`, given `state`: success, or the refusals
  * any one of which is right. Order of the rules: the contract's types (a missing, extra or
- * mistyped field: 400), then the README's formats and the catalog record's capabilities (400),
+ * mistyped field: 400), then the docs' formats and the catalog record's capabilities (400),
  * then the lookup of the id (404; when both a format and the lookup fail, either answer is
- * right: the README orders neither), then the rules on the state (revoked key, maximum balance,
+ * right: the docs order neither), then the rules on the state (revoked key, maximum balance,
  * a provider that exists, funds).
  */
 export function expectedAnswer(method: StudioMethod, input: unknown, state: OracleState): { ok: true } | { ok: false; options: Refusal[] } {
@@ -220,7 +220,7 @@ export function expectedAnswer(method: StudioMethod, input: unknown, state: Orac
   formatProblems.push(...rules.format);
   if (typeProblems.length > 0) return { ok: false, options: [bad([...typeProblems, ...formatProblems], 'a field is missing, extra or of the wrong type')] };
   const options: Refusal[] = [];
-  if (formatProblems.length > 0) options.push(bad(formatProblems, 'a field breaks the README\'s rules or the catalog record'));
+  if (formatProblems.length > 0) options.push(bad(formatProblems, 'a field breaks the docs' rules or the catalog record'));
   if (rules.lookup) options.push(rules.lookup);
   if (options.length > 0) return { ok: false, options };
   const after = rules.state?.();
@@ -228,7 +228,7 @@ export function expectedAnswer(method: StudioMethod, input: unknown, state: Orac
 }
 
 interface Rules {
-  /** Fields breaking the README or catalog rules. */
+  /** Fields breaking the docs or catalog rules. */
   format: (string | null)[];
   /** The id names nothing: the 404. */
   lookup?: Refusal;
@@ -278,7 +278,7 @@ function semantic(method: StudioMethod, b: Record<string, unknown>, s: OracleSta
       const types = (caps.request_types as string[] | undefined) ?? REQUEST_TYPES;
       if (!types.includes(type)) format.push('request_type');
       if (method === 'videos.create') {
-        // Spec rule 6, then the type/reference mismatches (README: order of the video rules).
+        // Spec rule 6, then the type/reference mismatches (docs: order of the video rules).
         if (caps.requires_reference_image === true && b.reference === undefined) format.push('reference');
         if (type === 'image-to-video' && b.reference === undefined) format.push('reference', 'request_type');
         if (type === 'text-to-video' && b.reference !== undefined) format.push('reference', 'request_type');
@@ -313,7 +313,7 @@ function semantic(method: StudioMethod, b: Record<string, unknown>, s: OracleSta
           if (method === 'keys.revoke' || method === 'keys.usage') return null;
           // DECIDED (as providers.update): an update that changes nothing is refused, param null.
           if (method === 'keys.update' && b.access === undefined && b.allowance_usd === undefined) return bad([null], 'nothing to change');
-          // README: a revoked key is final; keys.topUp and keys.update answer 400 param key_id.
+          // docs: a revoked key is final; keys.topUp and keys.update answer 400 param key_id.
           if (key.revoked) return bad(['key_id'], 'the key is revoked');
           if (method === 'keys.topUp' && key.balanceNano + usdNano(b.usd)! > MAX_NANO) return bad(['usd'], 'the balance would pass the maximum');
           return null;
@@ -325,7 +325,7 @@ function semantic(method: StudioMethod, b: Record<string, unknown>, s: OracleSta
       if (has('id') && (!DECIDED.providerId.test(id) || id === 'local')) format.push('id');
       if (b.kind === 'openai' && b.base_url === undefined) format.push('base_url');
       if (b.api_key !== undefined && b.api_key_env !== undefined) format.push('api_key', 'api_key_env');
-      // An id that exists already is a refusal of the input too (README: 400 param id); the README orders neither first.
+      // An id that exists already is a refusal of the input too (docs: 400 param id); the docs order neither first.
       if ((format.length > 0 || broken.size > 0) && s.providers.has(id)) format.push('id');
       return { format, state: () => (s.providers.has(id) ? bad(['id'], 'the provider exists already') : null) };
     }

@@ -1,6 +1,6 @@
 // What "Automatic" output size means for an edit, said before sending: the size comes from the
 // references and the instruction, and the built-in engine combines several references into one
-// wider image (README, Status: "Choices"), so "same as the first reference" was not true.
+// wider image (docs/decisions.md, "Choices"), so "same as the first reference" was not true.
 import type { CatalogModel } from '../../../shared/studio-contract';
 
 export const AUTO_SIZE_LABEL = 'Automatic (from the references)';
