@@ -220,7 +220,7 @@ export function expectedAnswer(method: StudioMethod, input: unknown, state: Orac
   formatProblems.push(...rules.format);
   if (typeProblems.length > 0) return { ok: false, options: [bad([...typeProblems, ...formatProblems], 'a field is missing, extra or of the wrong type')] };
   const options: Refusal[] = [];
-  if (formatProblems.length > 0) options.push(bad(formatProblems, 'a field breaks the docs' rules or the catalog record'));
+  if (formatProblems.length > 0) options.push(bad(formatProblems, 'a field breaks the rules of the docs or the catalog record'));
   if (rules.lookup) options.push(rules.lookup);
   if (options.length > 0) return { ok: false, options };
   const after = rules.state?.();
