@@ -4,6 +4,7 @@
 // (POST /studio/api/<method>, GET /studio/events) in headless mode. The renderer knows only
 // this file and a client that picks the transport. No Node or Electron imports here.
 import type { AccessType, BalanceView, KeyInfo, ModelRecord, VideoTask } from './api-types.js';
+import type { ProviderKind } from './provider-kinds.js';
 
 /** A file sent from the studio: base64 bytes plus the name and type the user picked. */
 export interface StudioFile {
@@ -70,8 +71,10 @@ export interface ActivityEntry {
 
 export interface ProviderInfo {
   id: string;
-  kind: 'openai' | 'fal';
+  kind: ProviderKind;
   base_url: string;
+  /** The owner's whole-call timeout for one generation, in seconds; null: the kind's default. */
+  timeout_seconds: number | null;
   /** "stored", "env:<NAME>" or "none": where the key comes from, never the key. */
   key_source: string;
   /** Why the key cannot be used (an unset or malformed environment variable), or null; never the key. */
@@ -151,7 +154,7 @@ export interface StudioMethods {
   'activity.list': { input: { limit?: number }; output: { entries: ActivityEntry[] } };
   'providers.list': { input: Record<string, never>; output: { providers: ProviderInfo[] } };
   'providers.add': {
-    input: { id: string; kind: 'openai' | 'fal'; base_url?: string; api_key?: string; api_key_env?: string };
+    input: { id: string; kind: ProviderKind; base_url?: string; api_key?: string; api_key_env?: string; timeout_seconds?: number };
     output: { provider: ProviderInfo };
   };
   /**
@@ -159,7 +162,7 @@ export interface StudioMethods {
    * do its kind and the models it serves. A key given here replaces an environment variable.
    */
   'providers.update': {
-    input: { id: string; base_url?: string; api_key?: string; api_key_env?: string };
+    input: { id: string; base_url?: string; api_key?: string; api_key_env?: string; timeout_seconds?: number | null };
     output: { provider: ProviderInfo };
   };
   /**
@@ -167,7 +170,8 @@ export interface StudioMethods {
    * models go first, in the same call (what "Discover models" added can be undone here).
    */
   'providers.remove': { input: { id: string; remove_models?: boolean }; output: { removed: true; removed_models: string[] } };
-  'providers.test': { input: { id: string }; output: { ok: boolean; message: string; models: string[] } };
+  /** The verdict, and what a local engine reports about itself (version, GPU, free VRAM, checkpoint). */
+  'providers.test': { input: { id: string }; output: { ok: boolean; message: string; models: string[]; facts: { label: string; value: string }[] } };
   'providers.discover': { input: { id: string }; output: { added: string[]; skipped: string[] } };
 }
 

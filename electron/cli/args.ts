@@ -73,3 +73,10 @@ export function portArg(text: string | undefined, fallback: number): number {
   if (!/^\d{1,5}$/.test(text) || Number(text) > 65535) throw new UsageError(`--port must be 0-65535, got "${text}"`);
   return Number(text);
 }
+
+/** A whole number of seconds, 1 or more (the timeouts a provider takes). */
+export function secondsArg(text: string | undefined, name: string): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d{1,6}$/.test(text) || Number(text) < 1) throw new UsageError(`${name} must be a whole number of seconds (1 or more), got "${text}"`);
+  return Number(text);
+}

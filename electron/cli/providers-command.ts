@@ -1,15 +1,17 @@
 import type { Gateway } from '../core/gateway.js';
-import { PROVIDER_KINDS, type ProviderKind } from '../core/providers/provider-configs.js';
-import { parse, stringOpt, UsageError } from './args.js';
+import { isProviderKind, PROVIDER_KINDS } from '../../shared/provider-kinds.js';
+import { parse, secondsArg, stringOpt, UsageError } from './args.js';
 import { printJson, printTable } from './output.js';
 
 const USAGE = {
-  add: 'mgw providers add --kind openai|fal --id ID [--base-url URL] (--api-key KEY | --api-key-env VAR)',
-  update: 'mgw providers update --id ID [--base-url URL] [--api-key KEY | --api-key-env VAR]',
+  add: `mgw providers add --kind ${PROVIDER_KINDS.join('|')} --id ID [--base-url URL] [--api-key KEY | --api-key-env VAR] [--timeout SECONDS]`,
+  update: 'mgw providers update --id ID [--base-url URL] [--api-key KEY | --api-key-env VAR] [--timeout SECONDS|default]',
   list: 'mgw providers list [--json]',
   remove: 'mgw providers remove <id>',
   test: 'mgw providers test <id>',
 };
+
+const WHERE_AND_KEY = { 'base-url': { type: 'string' }, 'api-key': { type: 'string' }, 'api-key-env': { type: 'string' }, timeout: { type: 'string' } } as const;
 
 /** --base-url, --api-key and --api-key-env, as given (add and update take the same three). */
 function whereAndKey(args: ReturnType<typeof parse>): { baseUrl?: string; apiKey?: string; apiKeyEnv?: string } {
@@ -26,24 +28,23 @@ function whereAndKey(args: ReturnType<typeof parse>): { baseUrl?: string; apiKey
 export async function providersCommand(gateway: Gateway, sub: string, argv: string[]): Promise<number | void> {
   switch (sub) {
     case 'add': {
-      const args = parse(
-        argv,
-        { kind: { type: 'string' }, id: { type: 'string' }, 'base-url': { type: 'string' }, 'api-key': { type: 'string' }, 'api-key-env': { type: 'string' } },
-        { min: 0, max: 0, usage: USAGE.add },
-      );
+      const args = parse(argv, { kind: { type: 'string' }, id: { type: 'string' }, ...WHERE_AND_KEY }, { min: 0, max: 0, usage: USAGE.add });
       const kind = stringOpt(args, 'kind');
       const id = stringOpt(args, 'id');
-      if (!kind || !PROVIDER_KINDS.includes(kind as ProviderKind)) throw new UsageError(`--kind must be openai or fal (usage: ${USAGE.add})`);
+      if (!isProviderKind(kind)) throw new UsageError(`--kind must be ${PROVIDER_KINDS.join(', ')} (usage: ${USAGE.add})`);
       if (!id) throw new UsageError(`--id is required (usage: ${USAGE.add})`);
-      const info = await gateway.providerConfigs.add({ id, kind: kind as ProviderKind, ...whereAndKey(args) });
+      const timeoutSeconds = secondsArg(stringOpt(args, 'timeout'), '--timeout');
+      const info = await gateway.providerConfigs.add({ id, kind, ...whereAndKey(args), ...(timeoutSeconds !== undefined ? { timeoutSeconds } : {}) });
       process.stdout.write(`Provider ${info.id} (${info.kind}) at ${info.base_url}; key: ${info.key_source}.\n`);
       return;
     }
     case 'update': {
-      const args = parse(argv, { id: { type: 'string' }, 'base-url': { type: 'string' }, 'api-key': { type: 'string' }, 'api-key-env': { type: 'string' } }, { min: 0, max: 0, usage: USAGE.update });
+      const args = parse(argv, { id: { type: 'string' }, ...WHERE_AND_KEY }, { min: 0, max: 0, usage: USAGE.update });
       const id = stringOpt(args, 'id');
       if (!id) throw new UsageError(`--id is required (usage: ${USAGE.update})`);
-      const info = await gateway.providerConfigs.update({ id, ...whereAndKey(args) });
+      const timeout = stringOpt(args, 'timeout');
+      const timeoutSeconds = timeout === 'default' ? null : secondsArg(timeout, '--timeout');
+      const info = await gateway.providerConfigs.update({ id, ...whereAndKey(args), ...(timeoutSeconds !== undefined ? { timeoutSeconds } : {}) });
       process.stdout.write(`Provider ${info.id} (${info.kind}) at ${info.base_url}; key: ${info.key_source}.\n`);
       return;
     }
@@ -52,8 +53,14 @@ export async function providersCommand(gateway: Gateway, sub: string, argv: stri
       const providers = await gateway.providerConfigs.list();
       if (args.values.json) return printJson(providers);
       printTable(
-        providers.map((p) => ({ id: p.id, kind: p.kind, base_url: p.base_url, key: p.key_problem ? `${p.key_source} (unusable)` : p.key_source })),
-        ['id', 'kind', 'base_url', 'key'],
+        providers.map((p) => ({
+          id: p.id,
+          kind: p.kind,
+          base_url: p.base_url,
+          key: p.key_problem ? `${p.key_source} (unusable)` : p.key_source,
+          timeout: p.timeout_seconds === null ? 'default' : `${p.timeout_seconds}s`,
+        })),
+        ['id', 'kind', 'base_url', 'key', 'timeout'],
       );
       for (const p of providers) if (p.key_problem) process.stdout.write(`${p.id}: ${p.key_problem}\n`);
       return;
@@ -68,6 +75,7 @@ export async function providersCommand(gateway: Gateway, sub: string, argv: stri
       const args = parse(argv, {}, { min: 1, max: 1, usage: USAGE.test });
       const check = await gateway.providerAdmin.check(args.positionals[0] ?? '');
       process.stdout.write(`${check.ok ? 'ok' : 'failed'}: ${check.message}\n`);
+      for (const fact of check.facts) process.stdout.write(`  ${fact.label}: ${fact.value}\n`);
       // Scripts and CI rely on the status; main() returns it (bin/mgw.js exits with it).
       return check.ok ? 0 : 1;
     }

@@ -14,13 +14,27 @@ import type { Store } from '../store/database.js';
 import { hasUnsafeSegment, UNSAFE_SEGMENT } from './model-path.js';
 import { mergeRecordPatch, type JsonObject } from './model-patch.js';
 import { assertModelRecord } from './model-record-schema.js';
+import { ENGINE_KINDS } from '../providers/engine-kinds.js';
+import type { Workflow } from '../providers/templates/placeholders.js';
+import { isProviderKind } from '../../../shared/provider-kinds.js';
 import { withoutPartnerFields, withPartnerFields } from './partner-fields.js';
 
 export interface CatalogEntry {
   record: ModelRecord;
   providerId: string;
   upstreamModel: string;
+  /** The owner's workflow or request template for the model's provider (null: the kind's built-in one). */
+  workflow: Workflow | null;
   source: 'builtin' | 'owner';
+}
+
+/** What put() takes: the workflow as given (checked against the provider's kind), or none. */
+export interface CatalogPut {
+  record: ModelRecord;
+  providerId: string;
+  upstreamModel: string;
+  workflow?: unknown;
+  source?: CatalogEntry['source'];
 }
 
 export const REVALIDATE_MS = 1;
@@ -77,7 +91,7 @@ export class CatalogService {
   }
 
   /** Adds or replaces a model (validated against the record schema). */
-  async put(entry: Omit<CatalogEntry, 'source'> & { source?: CatalogEntry['source'] }): Promise<CatalogEntry> {
+  async put(entry: CatalogPut): Promise<CatalogEntry> {
     const checked = await assertModelRecord(entry.record);
     if (hasUnsafeSegment(entry.upstreamModel)) {
       throw invalid(`The upstream model ${JSON.stringify(entry.upstreamModel)} ${UNSAFE_SEGMENT}.`, 'upstream_model');
@@ -85,7 +99,10 @@ export class CatalogService {
     if (hasControlChar(entry.upstreamModel)) {
       throw invalid(`The upstream model ${JSON.stringify(entry.upstreamModel)} contains a line break or control character.`, 'upstream_model');
     }
-    const record = withPartnerFields(checked, await this.providerKind(entry.providerId), entry.upstreamModel);
+    const kind = await this.providerKind(entry.providerId);
+    const record = withPartnerFields(checked, kind, entry.upstreamModel);
+    const workflow = checkedWorkflow(entry.workflow, kind, entry.providerId, record);
+    const workflowJson = workflow === null ? null : JSON.stringify(workflow);
     await this.store.db
       .insertInto('models')
       .values({
@@ -93,6 +110,7 @@ export class CatalogService {
         provider_id: entry.providerId,
         upstream_model: entry.upstreamModel,
         record_json: JSON.stringify(record),
+        workflow_json: workflowJson,
         source: entry.source ?? 'owner',
         updated_at: this.clock.now(),
       })
@@ -101,13 +119,14 @@ export class CatalogService {
           provider_id: entry.providerId,
           upstream_model: entry.upstreamModel,
           record_json: JSON.stringify(record),
+          workflow_json: workflowJson,
           source: entry.source ?? 'owner',
           updated_at: this.clock.now(),
         }),
       )
       .execute();
     this.invalidate();
-    return { record, providerId: entry.providerId, upstreamModel: entry.upstreamModel, source: entry.source ?? 'owner' };
+    return { record, providerId: entry.providerId, upstreamModel: entry.upstreamModel, workflow, source: entry.source ?? 'owner' };
   }
 
   /**
@@ -116,7 +135,11 @@ export class CatalogService {
    * filled in). The upstream model defaults to the stored one, else the id. The result is checked
    * as a whole record: a refused patch changes nothing.
    */
-  async patch(id: string, patch: JsonObject, target: { providerId?: string; upstreamModel?: string } = {}): Promise<{ entry: CatalogEntry; created: boolean }> {
+  async patch(
+    id: string,
+    patch: JsonObject,
+    target: { providerId?: string; upstreamModel?: string; workflow?: unknown } = {},
+  ): Promise<{ entry: CatalogEntry; created: boolean }> {
     const existing = await this.find(id);
     const providerId = target.providerId ?? existing?.providerId;
     if (providerId === undefined) throw invalid(`No model ${id} in the catalog: a new model needs a provider.`, 'provider');
@@ -127,7 +150,9 @@ export class CatalogService {
       : { id, object: 'model', created: Math.floor(this.clock.now() / 1000), owned_by: providerId };
     // The argument names the model: an id inside the patch does not rename it.
     const record = { ...(mergeRecordPatch(base, patch) as JsonObject), id } as unknown as ModelRecord;
-    return { entry: await this.put({ record, providerId, upstreamModel }), created: existing === undefined };
+    // A workflow belongs to its provider: one moved elsewhere keeps it only when given again.
+    const workflow = target.workflow !== undefined ? target.workflow : existing && existing.providerId === providerId ? existing.workflow : null;
+    return { entry: await this.put({ record, providerId, upstreamModel, workflow }), created: existing === undefined };
   }
 
   /** The kind of a configured provider (`local` for the built-in engine); undefined when unknown. */
@@ -147,7 +172,7 @@ export class CatalogService {
    * Seeds built-in records once per data dir: later owner edits (prices, removal) are kept.
    * A `seeded:<id>` marker remembers that a record was seeded even after the owner removes it.
    */
-  async seed(entries: Omit<CatalogEntry, 'source'>[]): Promise<void> {
+  async seed(entries: Omit<CatalogEntry, 'source' | 'workflow'>[]): Promise<void> {
     await this.store.tx(async (trx) => {
       for (const entry of entries) {
         const marker = `seeded:${entry.record.id}`;
@@ -161,6 +186,7 @@ export class CatalogService {
             upstream_model: entry.upstreamModel,
             // Built-in records are typed in code; checking them would load the schema checker at start.
             record_json: JSON.stringify(entry.record),
+            workflow_json: null,
             source: 'builtin',
             updated_at: this.clock.now(),
           })
@@ -218,14 +244,33 @@ export class CatalogService {
         this.logger.warn({ model: row.id }, 'a catalog model whose stored record is not JSON is left out');
         continue;
       }
+      let workflow: Workflow | null = null;
+      try {
+        workflow = row.workflow_json === null ? null : (JSON.parse(row.workflow_json) as Workflow);
+      } catch {
+        this.logger.warn({ model: row.id }, 'a catalog model whose stored workflow is not JSON is left out');
+        continue;
+      }
       entries.set(row.id, {
         record,
         providerId: row.provider_id,
         upstreamModel: row.upstream_model,
+        workflow,
         source: row.source,
       });
     }
     const list: ModelList = { object: 'list', data: [...entries.values()].map((e) => e.record) };
     return { revision, entries, list, body: Buffer.from(JSON.stringify(list)) };
   }
+}
+
+/**
+ * The workflow as the provider's kind accepts it (null: none given). A provider that runs no
+ * workflows refuses one: it would be stored and silently never used.
+ */
+function checkedWorkflow(workflow: unknown, kind: string | undefined, providerId: string, record: ModelRecord): Workflow | null {
+  if (workflow === undefined || workflow === null) return null;
+  const engine = isProviderKind(kind) ? ENGINE_KINDS[kind] : undefined;
+  if (!engine?.checkWorkflow) throw invalid(`Provider ${providerId} (${kind ?? 'unknown'}) takes no workflow or template; leave --workflow out.`, 'workflow');
+  return engine.checkWorkflow(workflow, record);
 }

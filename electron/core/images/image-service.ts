@@ -108,6 +108,7 @@ export class ImageService {
       width: size.width,
       height: size.height,
       sizeGiven: size.given,
+      workflow: entry.workflow,
       ...(signal ? { signal } : {}),
     };
   }

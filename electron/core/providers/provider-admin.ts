@@ -10,14 +10,16 @@ import type { Clock } from '../clock.js';
 import { GatewayError, invalid } from '../errors.js';
 import type { ProviderConfigs } from './provider-configs.js';
 import { recordFromPriceBook } from './price-book.js';
+import { PROVIDER_KIND_INFO } from '../../../shared/provider-kinds.js';
+import type { ProviderRow } from '../store/schema.js';
+import type { EngineKind, ProviderTarget } from './engine-kind.js';
+import { ENGINE_KINDS } from './engine-kinds.js';
+import { engineImageRecord } from './engine-records.js';
+import type { ProviderCheck } from './provider.js';
 import type { UpstreamClient } from './upstream/upstream-client.js';
 import { UpstreamStatusError } from './upstream/upstream-errors.js';
 
-export interface ConnectionCheck {
-  ok: boolean;
-  message: string;
-  models: string[];
-}
+export type ConnectionCheck = ProviderCheck;
 
 export interface DiscoveryResult {
   added: string[];
@@ -37,23 +39,27 @@ export class ProviderAdmin {
     const row = await this.configs.row(id);
     if (!row) throw new GatewayError('not_found', `No provider ${id}.`, 'id');
     const { key, problem } = this.configs.readKey(row);
-    if (problem) return { ok: false, message: problem, models: [] };
+    if (problem) return { ok: false, message: problem, models: [], facts: [] };
     try {
+      const engine = ENGINE_KINDS[row.kind];
+      if (engine) return await engine.check(this.target(row, key));
       if (row.kind === 'openai') {
         const models = (await this.listModels(row.base_url, key)).map((m) => m.id);
         const keyCheck = await this.checkKey(row.base_url, key);
-        if (keyCheck.refused) return { ok: false, message: keyCheck.refused, models: [] };
-        return { ok: true, message: `Connected: ${models.length} models listed; ${keyCheck.note}`, models };
+        if (keyCheck.refused) return { ok: false, message: keyCheck.refused, models: [], facts: [] };
+        return { ok: true, message: `Connected: ${models.length} models listed; ${keyCheck.note}`, models, facts: [] };
       }
       return await this.checkQueue(row.base_url, key);
     } catch (error) {
-      return { ok: false, message: error instanceof GatewayError ? error.message : 'The provider could not be reached.', models: [] };
+      return { ok: false, message: error instanceof GatewayError ? error.message : 'The provider could not be reached.', models: [], facts: [] };
     }
   }
 
   async discover(id: string): Promise<DiscoveryResult> {
     const row = await this.configs.row(id);
     if (!row) throw new GatewayError('not_found', `No provider ${id}.`, 'id');
+    const engine = ENGINE_KINDS[row.kind];
+    if (engine) return this.discoverEngine(row, engine);
     if (row.kind !== 'openai') throw invalid(`Provider ${id} (${row.kind}) has no model listing; add its models with mgw models put.`, 'id');
     const upstream = await this.listModels(row.base_url, this.configs.apiKey(row));
     const result: DiscoveryResult = { added: [], skipped: [] };
@@ -75,6 +81,28 @@ export class ProviderAdmin {
       }
     }
     return result;
+  }
+
+  /** One image model per checkpoint the engine offers; ones already in the catalog are left as they are. */
+  private async discoverEngine(row: ProviderRow, engine: EngineKind): Promise<DiscoveryResult> {
+    const offered = await engine.discover(this.target(row, this.configs.apiKey(row)));
+    const result: DiscoveryResult = { added: [], skipped: [] };
+    for (const model of offered) {
+      const catalogId = `${row.id}/${model.name}`;
+      if (hasUnsafeSegment(model.name) || hasUnsafeSegment(catalogId)) {
+        result.skipped.push(model.upstreamModel);
+        continue;
+      }
+      if (await this.catalog.find(catalogId)) continue;
+      const record = engineImageRecord(model, catalogId, row.id, Math.floor(this.clock.now() / 1000));
+      await this.catalog.put({ record, providerId: row.id, upstreamModel: model.upstreamModel });
+      result.added.push(catalogId);
+    }
+    return result;
+  }
+
+  private target(row: ProviderRow, apiKey: string | null): ProviderTarget {
+    return { id: row.id, baseUrl: row.base_url, apiKey, timeoutMs: row.timeout_ms ?? PROVIDER_KIND_INFO[row.kind].defaultTimeoutMs, http: this.http };
   }
 
   /**
@@ -106,7 +134,7 @@ export class ProviderAdmin {
       // A refused key (401/403) maps to upstream_unavailable, as does a queue that is down.
       if (error instanceof GatewayError && error.code === 'upstream_unavailable') throw error;
     }
-    return { ok: true, message: 'Connected: the queue answers; the key was accepted.', models: [] };
+    return { ok: true, message: 'Connected: the queue answers; the key was accepted.', models: [], facts: [] };
   }
 
   private async listModels(baseUrl: string, key: string | null): Promise<{ id: string; raw: Record<string, unknown> }[]> {

@@ -9,11 +9,8 @@ import { GatewayError, invalid } from '../errors.js';
 import { UnreadableSecretError, type SecretStore } from '../secret-store.js';
 import type { Store } from '../store/database.js';
 import type { ProviderRow } from '../store/schema.js';
-import { FAL_DEFAULT_BASE_URL } from './fal/fal-provider.js';
+import { isProviderKind, PROVIDER_KIND_INFO, PROVIDER_KIND_LIST, type ProviderKind } from '../../../shared/provider-kinds.js';
 import { LOCAL_PROVIDER_ID } from './local/local-models.js';
-
-export type ProviderKind = 'openai' | 'fal';
-export const PROVIDER_KINDS: readonly ProviderKind[] = ['openai', 'fal'];
 
 export interface AddProvider {
   id: string;
@@ -21,6 +18,8 @@ export interface AddProvider {
   baseUrl?: string;
   apiKey?: string;
   apiKeyEnv?: string;
+  /** The whole-call timeout of one generation, in seconds. */
+  timeoutSeconds?: number;
 }
 
 export interface UpdateProvider {
@@ -28,7 +27,12 @@ export interface UpdateProvider {
   baseUrl?: string;
   apiKey?: string;
   apiKeyEnv?: string;
+  /** null: back to the kind's default. */
+  timeoutSeconds?: number | null;
 }
+
+/** The longest timeout an owner may set: a day (a local engine on a slow GPU, a long video). */
+const MAX_TIMEOUT_SECONDS = 86_400;
 
 /**
  * A provider's key as this process reads it: the key (null: none configured), or why there is
@@ -65,8 +69,8 @@ export class ProviderConfigs {
   ) {
     this.rowById = store.raw.prepare('select * from providers where id = ?');
     this.allRows = store.raw.prepare('select * from providers');
-    this.insertRow = store.raw.prepare('insert into providers (id, kind, base_url, api_key_env, created_at, updated_at) values (?, ?, ?, ?, ?, ?)');
-    this.updateRow = store.raw.prepare('update providers set base_url = ?, api_key_env = ?, updated_at = ? where id = ?');
+    this.insertRow = store.raw.prepare('insert into providers (id, kind, base_url, api_key_env, timeout_ms, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?)');
+    this.updateRow = store.raw.prepare('update providers set base_url = ?, api_key_env = ?, timeout_ms = ?, updated_at = ? where id = ?');
     this.deleteRow = store.raw.prepare('delete from providers where id = ?');
     this.modelsOf = store.raw.prepare('select id from models where provider_id = ?');
   }
@@ -84,11 +88,12 @@ export class ProviderConfigs {
     if (!ID.test(input.id) || input.id === LOCAL_PROVIDER_ID) {
       throw invalid('A provider id is 1-40 lowercase letters, digits or dashes, starting with a letter or digit, and not "local".', 'id');
     }
-    if (!PROVIDER_KINDS.includes(input.kind)) throw invalid('kind must be openai or fal.', 'kind');
-    const baseUrl = input.baseUrl ?? (input.kind === 'fal' ? FAL_DEFAULT_BASE_URL : undefined);
-    if (!baseUrl) throw invalid('An openai provider needs its base URL.', 'base_url');
+    if (!isProviderKind(input.kind)) throw invalid(`kind must be ${PROVIDER_KIND_LIST}.`, 'kind');
+    const baseUrl = input.baseUrl ?? PROVIDER_KIND_INFO[input.kind].defaultBaseUrl;
+    if (!baseUrl) throw invalid(`An ${input.kind} provider needs its base URL.`, 'base_url');
     checkBaseUrl(baseUrl);
-    checkKeyOptions(input);
+    checkKeyOptions(input, input.kind);
+    const timeoutMs = timeoutMsOf(input.timeoutSeconds);
     const now = this.clock.now();
     await this.store.txSync(() => {
       // Add never replaces: a typo'd id would otherwise change another provider's kind and drop
@@ -100,7 +105,7 @@ export class ProviderConfigs {
       // of a removed provider with this id is cleared).
       if (input.apiKey !== undefined) this.secrets.set(secretName(input.id), input.apiKey);
       else this.secrets.delete(secretName(input.id));
-      this.insertRow.run(input.id, input.kind, baseUrl.replace(/\/+$/, ''), input.apiKeyEnv ?? null, now, now);
+      this.insertRow.run(input.id, input.kind, baseUrl.replace(/\/+$/, ''), input.apiKeyEnv ?? null, timeoutMs ?? null, now, now);
     });
     this.generation++;
     return this.info((await this.row(input.id))!);
@@ -111,12 +116,14 @@ export class ProviderConfigs {
    * keeping its kind and the models it serves. What is not given stays as it was.
    */
   async update(input: UpdateProvider): Promise<ProviderInfo> {
-    if (!(await this.row(input.id))) throw missing(input.id);
-    if (input.baseUrl === undefined && input.apiKey === undefined && input.apiKeyEnv === undefined) {
-      throw invalid('Nothing to change: give a base URL, an API key or the name of its environment variable.', null);
+    const before = await this.row(input.id);
+    if (!before) throw missing(input.id);
+    if (input.baseUrl === undefined && input.apiKey === undefined && input.apiKeyEnv === undefined && input.timeoutSeconds === undefined) {
+      throw invalid('Nothing to change: give a base URL, an API key, the name of its environment variable or a timeout.', null);
     }
     if (input.baseUrl !== undefined) checkBaseUrl(input.baseUrl);
-    checkKeyOptions(input);
+    checkKeyOptions(input, before.kind);
+    const timeoutMs = input.timeoutSeconds === null ? null : timeoutMsOf(input.timeoutSeconds);
     const now = this.clock.now();
     const updated = await this.store.txSync(() => {
       // Secret and row under the write lock, as add: another update or a remove (another call,
@@ -129,6 +136,7 @@ export class ProviderConfigs {
       this.updateRow.run(
         input.baseUrl !== undefined ? input.baseUrl.replace(/\/+$/, '') : current.base_url,
         input.apiKeyEnv !== undefined ? input.apiKeyEnv : input.apiKey !== undefined ? null : current.api_key_env,
+        input.timeoutSeconds !== undefined ? timeoutMs : current.timeout_ms,
         now,
         input.id,
       );
@@ -211,7 +219,15 @@ export class ProviderConfigs {
   private info(row: ProviderRow): ProviderInfo {
     const { key, problem } = this.readKey(row);
     const keySource = row.api_key_env ? `env:${row.api_key_env}` : key !== null || problem !== null ? 'stored' : 'none';
-    return { id: row.id, kind: row.kind, base_url: row.base_url, key_source: keySource, key_problem: problem, created_at: new Date(row.created_at).toISOString() };
+    return {
+      id: row.id,
+      kind: row.kind,
+      base_url: row.base_url,
+      timeout_seconds: row.timeout_ms === null ? null : row.timeout_ms / 1000,
+      key_source: keySource,
+      key_problem: problem,
+      created_at: new Date(row.created_at).toISOString(),
+    };
   }
 }
 
@@ -234,7 +250,19 @@ function checkBaseUrl(baseUrl: string): void {
   }
 }
 
-function checkKeyOptions(input: { apiKey?: string; apiKeyEnv?: string }): void {
+function timeoutMsOf(seconds: number | undefined): number | undefined {
+  if (seconds === undefined) return undefined;
+  if (typeof seconds !== 'number' || !Number.isInteger(seconds) || seconds < 1 || seconds > MAX_TIMEOUT_SECONDS) {
+    throw invalid(`timeout_seconds must be a whole number of seconds from 1 to ${MAX_TIMEOUT_SECONDS}.`, 'timeout_seconds');
+  }
+  return seconds * 1000;
+}
+
+function checkKeyOptions(input: { apiKey?: string; apiKeyEnv?: string }, kind: ProviderKind): void {
+  const takes = PROVIDER_KIND_INFO[kind].key;
+  if (takes === null && (input.apiKey !== undefined || input.apiKeyEnv !== undefined)) {
+    throw invalid(`A ${kind} provider takes no API key (the engine has no authentication); leave the key out.`, 'api_key');
+  }
   if (input.apiKeyEnv !== undefined && !ENV.test(input.apiKeyEnv)) throw invalid('api_key_env must be an environment variable name.', 'api_key_env');
   // An empty key is a mistake (an unset shell variable), not "no key": leave the option out for that.
   if (input.apiKey === '') throw invalid('api_key must not be empty; leave it out for a provider that needs no key.', 'api_key');
@@ -244,4 +272,8 @@ function checkKeyOptions(input: { apiKey?: string; apiKeyEnv?: string }): void {
     throw invalid('api_key must be printable ASCII without spaces or line breaks (check for a line break pasted with it).', 'api_key');
   }
   if (input.apiKey !== undefined && input.apiKeyEnv !== undefined) throw invalid('Give the API key or the name of its environment variable, not both.', 'api_key');
+  // AUTOMATIC1111's --api-auth is USER:PASS, sent as HTTP Basic.
+  if (takes === 'basic-auth' && input.apiKey !== undefined && !/^[^:]+:.+$/.test(input.apiKey)) {
+    throw invalid('The key of an a1111 provider is USER:PASS, as given to the engine\u2019s --api-auth.', 'api_key');
+  }
 }

@@ -3,6 +3,7 @@
 // results; they never decide about money or access.
 import type { ModelRecord } from '../../../shared/api-types.js';
 import type { TokenUsage } from '../billing/pricing.js';
+import type { Workflow } from './templates/placeholders.js';
 
 export interface ReferenceImage {
   /** The form field it arrived under (image, image[]). */
@@ -21,7 +22,11 @@ export interface ImageJob {
   height: number;
   /** Whether the caller gave a size; edits keep the reference's size otherwise. */
   sizeGiven: boolean;
+  /** The model's workflow or request template, placeholders unfilled; null: the kind's built-in one. */
+  workflow: Workflow | null;
   signal?: AbortSignal;
+  /** Engines that report their steps call this as they go (0-100), for the studio's progress. */
+  onProgress?: (percent: number) => void;
 }
 
 export interface ImageEditJob extends ImageJob {
@@ -68,8 +73,12 @@ export interface VideoJob {
   height: number;
   /** Reference images saved in the data dir (they must survive a restart). */
   referencePaths: string[];
-  /** Where a local render must write the MP4. */
+  /** Where a local render must write the MP4, and where an adapter that downloads puts it. */
   outputPath: string;
+  /** The workflow or request template the task was created with; null: the kind's built-in one. */
+  workflow: Workflow | null;
+  /** Frames per second the model renders at (capabilities.fps, default 16). */
+  fps: number;
 }
 
 export type VideoOutput = { kind: 'file'; path: string } | { kind: 'url'; url: string };
@@ -100,3 +109,23 @@ export type Provider = ImageProvider | VideoProvider | (ImageProvider & VideoPro
 
 export const isImageProvider = (p: Provider): p is ImageProvider => 'generateImage' in p;
 export const isVideoProvider = (p: Provider): p is VideoProvider => 'submitVideo' in p;
+
+/** What `mgw providers test` and the Providers view show: the verdict, and what the engine says about itself. */
+export interface ProviderCheck {
+  ok: boolean;
+  message: string;
+  /** The models the provider lists, when it lists any. */
+  models: string[];
+  /** What a local engine reports about itself (version, GPU, free VRAM, loaded checkpoint...). */
+  facts: { label: string; value: string }[];
+}
+
+/** One model a local engine offers (a checkpoint): what discovery makes a catalog model of. */
+export interface DiscoveredModel {
+  /** The name the engine knows it by: the upstream model of the catalog entry. */
+  upstreamModel: string;
+  /** The tail of the catalog id ({provider}/{name}). */
+  name: string;
+  /** How many reference images its edits take. */
+  maxReferenceImages: number;
+}

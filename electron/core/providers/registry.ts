@@ -6,6 +6,8 @@ import { GatewayError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { ChangeWatch } from '../store/change-watch.js';
 import type { ProviderRow } from '../store/schema.js';
+import { PROVIDER_KIND_INFO } from '../../../shared/provider-kinds.js';
+import { ENGINE_KINDS } from './engine-kinds.js';
 import { FalProvider } from './fal/fal-provider.js';
 import { OpenAIProvider } from './openai/openai-provider.js';
 import { isImageProvider, isVideoProvider, type ImageProvider, type Provider, type VideoProvider } from './provider.js';
@@ -87,8 +89,11 @@ export class ProviderRegistry {
           throw new GatewayError('upstream_unavailable', `The provider "${row.id}" behind this model has no usable API key; the gateway's owner must fix it (the Providers list says why).`);
         }
       : () => key;
-    if (row.kind === 'openai') return new OpenAIProvider({ id: row.id, baseUrl: row.base_url, apiKey }, this.http);
-    return new FalProvider({ id: row.id, baseUrl: row.base_url, apiKey }, this.http);
+    const config = { id: row.id, baseUrl: row.base_url, apiKey, timeoutMs: row.timeout_ms ?? PROVIDER_KIND_INFO[row.kind].defaultTimeoutMs };
+    const engine = ENGINE_KINDS[row.kind];
+    if (engine) return engine.build(config, this.http, this.logger);
+    if (row.kind === 'openai') return new OpenAIProvider(config, this.http);
+    return new FalProvider(config, this.http);
   }
 
   /**

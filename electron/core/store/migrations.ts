@@ -240,6 +240,30 @@ const migrations: Record<string, Migration> = {
       await sql`delete from sqlite_sequence where name = 'ledger'`.execute(db);
     },
   },
+  '0009_local_engines': {
+    async up(db: Kysely<unknown>) {
+      // Provider kinds are checked in code (provider-kinds.ts): each new engine was a table
+      // rebuild while the column carried a CHECK. timeout_ms: the owner's whole-call timeout
+      // for this provider (a local engine may take minutes per image); null is the default.
+      await sql`create table providers_next (
+        id text primary key,
+        kind text not null,
+        base_url text not null,
+        api_key_env text,
+        timeout_ms integer,
+        created_at integer not null,
+        updated_at integer not null
+      )`.execute(db);
+      await sql`insert into providers_next (id, kind, base_url, api_key_env, created_at, updated_at) select id, kind, base_url, api_key_env, created_at, updated_at from providers`.execute(db);
+      await sql`drop table providers`.execute(db);
+      await sql`alter table providers_next rename to providers`.execute(db);
+      // A ComfyUI model's workflow (API format, with placeholders); and what a video task's engine
+      // run needs from its model as it was at creation ({workflow, fps}): a task resubmitted
+      // after a restart runs the workflow it was priced for.
+      await db.schema.alterTable('models').addColumn('workflow_json', 'text').execute();
+      await db.schema.alterTable('video_tasks').addColumn('engine_json', 'text').execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

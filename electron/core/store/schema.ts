@@ -1,5 +1,6 @@
 // Kysely table types. Money columns are integer nano-USD; times are unix milliseconds.
 import type { Generated, Insertable, Selectable } from 'kysely';
+import type { ProviderKind } from '../../../shared/provider-kinds.js';
 
 export interface AccountsTable {
   id: string;
@@ -52,6 +53,8 @@ export interface ModelsTable {
   provider_id: string;
   upstream_model: string;
   record_json: string;
+  /** A ComfyUI model's workflow in API format (placeholders unfilled); null for every other. */
+  workflow_json: string | null;
   source: 'builtin' | 'owner';
   updated_at: number;
 }
@@ -96,6 +99,8 @@ export interface VideoTasksTable {
   next_poll_at: number;
   /** Set on an ended task whose upstream job is still to be cancelled: retried until then. */
   upstream_cancel_until: number | null;
+  /** `{workflow, fps}` of the task's model at creation (see EngineOptions); null on older tasks. */
+  engine_json: string | null;
 }
 
 export interface IdempotencyKeysTable {
@@ -133,10 +138,12 @@ export interface RequestLogTable {
 
 export interface ProvidersTable {
   id: string;
-  kind: 'openai' | 'fal';
+  kind: ProviderKind;
   base_url: string;
   /** When set, the API key is read from this environment variable instead of the secret store. */
   api_key_env: string | null;
+  /** The owner's whole-call timeout for this provider's requests; null: the kind's default. */
+  timeout_ms: number | null;
   created_at: number;
   updated_at: number;
 }

@@ -1,5 +1,6 @@
 // TypeBox schemas of every studio method's input: the studio API takes bodies from a browser
 // (headless mode) or from the renderer over IPC, and both are checked the same way.
+import { PROVIDER_KINDS } from '../../../shared/provider-kinds.js';
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { StudioMethod } from '../../../shared/studio-contract.js';
 import { USD_AMOUNT_PATTERN, USD_FORMAT_PROBLEM } from '../../../shared/usd-amount.js';
@@ -74,10 +75,11 @@ export const STUDIO_INPUT_SCHEMAS: { [M in StudioMethod]: TSchema } = {
   'providers.add': Type.Object(
     {
       id: Id,
-      kind: Type.Union([Type.Literal('openai'), Type.Literal('fal')]),
+      kind: Type.Union(PROVIDER_KINDS.map((kind) => Type.Literal(kind))),
       base_url: Type.Optional(Type.String({ maxLength: 500 })),
       api_key: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
       api_key_env: Type.Optional(Type.String({ maxLength: 128 })),
+      timeout_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 86_400 })),
     },
     { additionalProperties: false },
   ),
@@ -87,6 +89,7 @@ export const STUDIO_INPUT_SCHEMAS: { [M in StudioMethod]: TSchema } = {
       base_url: Type.Optional(Type.String({ maxLength: 500 })),
       api_key: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
       api_key_env: Type.Optional(Type.String({ maxLength: 128 })),
+      timeout_seconds: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 86_400 }), Type.Null()])),
     },
     { additionalProperties: false },
   ),

@@ -13,6 +13,7 @@ import { RepeatedAnswers } from './repeated-answers.js';
 import { StepQueue } from './step-queue.js';
 import { UpstreamCancels } from './upstream-cancels.js';
 import { videoDimensions } from './video-pricing.js';
+import { readEngineOptions } from './engine-options.js';
 import type { VideoTaskStore } from './video-task-store.js';
 
 export interface SchedulerOptions {
@@ -177,6 +178,7 @@ export class VideoScheduler {
       height,
       referencePaths: references.map((name) => this.files.referencePath(name)),
       outputPath: this.files.outputPath(row.id),
+      ...readEngineOptions(row.engine_json),
     };
   }
 

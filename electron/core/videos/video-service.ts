@@ -15,6 +15,7 @@ import type { Logger } from '../logger.js';
 import type { VideoProvider } from '../providers/provider.js';
 import type { ProviderRegistry } from '../providers/registry.js';
 import type { Store } from '../store/database.js';
+import { engineOptionsOf } from './engine-options.js';
 import { sweepVideoFiles } from './file-sweep.js';
 import { checkIdempotencyKey, findIdempotent, rememberIdempotent, requestFingerprint } from './idempotency.js';
 import type { VideoFiles } from './reference-store.js';
@@ -133,6 +134,7 @@ export class VideoService {
           upstream_id: null,
           output_path: null,
           output_bytes: null,
+          engine_json: JSON.stringify(engineOptionsOf(entry)),
           upstream_cancel_until: null,
           output_url: null,
           error_code: null,

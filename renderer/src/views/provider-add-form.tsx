@@ -1,6 +1,7 @@
 // Add an upstream provider: kind, id, base URL, and the API key (or the name of the environment
 // variable holding it). The key lives only in this form until it is sent, then the field is cleared.
 import { useState, type FormEvent } from 'react';
+import { PROVIDER_KIND_INFO } from '../../../shared/provider-kinds';
 import type { StudioInput } from '../../../shared/studio-contract';
 import { ErrorMessage } from '../components/alert';
 import { SelectField } from '../components/select-field';
@@ -13,11 +14,17 @@ type Kind = StudioInput<'providers.add'>['kind'];
 const KIND_OPTIONS = [
   { value: 'openai', label: 'openai: OpenAI-compatible API' },
   { value: 'fal', label: 'fal: fal.ai queue' },
+  { value: 'comfyui', label: 'comfyui: ComfyUI on your GPU' },
+  { value: 'a1111', label: 'a1111: AUTOMATIC1111 or Forge (started with --api)' },
+  { value: 'sdcpp', label: 'sdcpp: stable-diffusion.cpp server' },
 ];
 
 const KIND_HINTS: Record<Kind, { baseUrl: string; baseUrlHint: string; env: string }> = {
   openai: { baseUrl: 'https://api.openai.com/v1', baseUrlHint: 'The API root, ending in /v1.', env: 'OPENAI_API_KEY' },
   fal: { baseUrl: 'https://queue.fal.run', baseUrlHint: 'Leave empty for the default, https://queue.fal.run.', env: 'FAL_KEY' },
+  comfyui: { baseUrl: 'http://127.0.0.1:8188', baseUrlHint: 'Leave empty for the default, http://127.0.0.1:8188.', env: '' },
+  a1111: { baseUrl: 'http://127.0.0.1:7860', baseUrlHint: 'Leave empty for the default, http://127.0.0.1:7860.', env: 'A1111_API_AUTH' },
+  sdcpp: { baseUrl: 'http://127.0.0.1:1234', baseUrlHint: 'Leave empty for the default, http://127.0.0.1:1234.', env: '' },
 };
 
 export function ProviderAddForm() {
@@ -29,7 +36,9 @@ export function ProviderAddForm() {
   const [baseUrl, setBaseUrl] = useState('');
   const [apiKey, setApiKey] = useState('');
   const [apiKeyEnv, setApiKeyEnv] = useState('');
+  const [timeout, setTimeoutSeconds] = useState('');
   const hints = KIND_HINTS[kind];
+  const keyKind = PROVIDER_KIND_INFO[kind].key;
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -41,12 +50,14 @@ export function ProviderAddForm() {
       // A key of spaces is sent (and refused as empty), never taken as "no key".
       ...(apiKey !== '' ? { api_key: apiKey.trim() } : {}),
       ...(apiKeyEnv.trim() ? { api_key_env: apiKeyEnv.trim() } : {}),
+      ...(timeout.trim() ? { timeout_seconds: Number(timeout.trim()) } : {}),
     });
     if (ok) {
       setApiKey('');
       setApiKeyEnv('');
       setId('');
       setBaseUrl('');
+      setTimeoutSeconds('');
     }
   };
 
@@ -63,9 +74,10 @@ export function ProviderAddForm() {
         <TextField label="Provider id" value={id} onChange={setId} placeholder={kind} hint="Models are named <id>/<model>." />
         <TextField label="Base URL" value={baseUrl} onChange={setBaseUrl} placeholder={hints.baseUrl} hint={hints.baseUrlHint} />
       </div>
+      {keyKind !== null && (
       <div className="row">
         <TextField
-          label="API key"
+          label={keyKind === 'basic-auth' ? 'User and password (USER:PASS)' : 'API key'}
           type="password"
           value={apiKey}
           onChange={setApiKey}
@@ -79,6 +91,16 @@ export function ProviderAddForm() {
           placeholder={hints.env}
           disabled={apiKey !== ''}
           hint="Or read the key from this variable of the gateway's environment."
+        />
+      </div>
+      )}
+      <div className="row">
+        <TextField
+          label="Timeout (seconds)"
+          value={timeout}
+          onChange={setTimeoutSeconds}
+          placeholder={String(PROVIDER_KIND_INFO[kind].defaultTimeoutMs / 1000)}
+          hint="The longest one generation may take here; a local engine on a slow GPU may need minutes."
         />
       </div>
       <ErrorMessage message={error} />

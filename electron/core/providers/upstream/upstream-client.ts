@@ -19,6 +19,11 @@ export interface UpstreamProviderConfig {
   id: string;
   baseUrl: string;
   apiKey: () => string | null;
+  /**
+   * The longest one generation may take at this provider (the owner's setting, else the kind's
+   * default): a local engine that needs minutes per image must not be cut at the default timeout.
+   */
+  timeoutMs?: number;
 }
 
 export interface UpstreamRequest {

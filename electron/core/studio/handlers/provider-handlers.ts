@@ -30,6 +30,7 @@ export function providerHandlers(
         ...(input.base_url ? { baseUrl: input.base_url } : {}),
         ...(input.api_key ? { apiKey: input.api_key } : {}),
         ...(input.api_key_env ? { apiKeyEnv: input.api_key_env } : {}),
+        ...(input.timeout_seconds !== undefined ? { timeoutSeconds: input.timeout_seconds } : {}),
       }),
     }),
     // Given fields pass as they are (an empty base URL is refused by the core, not taken as "keep").
@@ -39,6 +40,7 @@ export function providerHandlers(
         ...(input.base_url !== undefined ? { baseUrl: input.base_url } : {}),
         ...(input.api_key !== undefined ? { apiKey: input.api_key } : {}),
         ...(input.api_key_env !== undefined ? { apiKeyEnv: input.api_key_env } : {}),
+        ...(input.timeout_seconds !== undefined ? { timeoutSeconds: input.timeout_seconds } : {}),
       }),
     }),
     'providers.remove': async (input) => {
