@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import type { ModelRecord } from '../../shared/api-types.js';
 import { isJsonObject } from '../core/catalog/model-patch.js';
 import type { Gateway } from '../core/gateway.js';
@@ -6,7 +7,7 @@ import { printJson, printTable } from './output.js';
 
 const USAGE = {
   list: 'mgw models list [--json]',
-  put: "mgw models put <id> [--provider ID] [--upstream-model NAME] --json '<model record fields>'",
+  put: "mgw models put <id> [--provider ID] [--upstream-model NAME] [--workflow FILE.json|builtin] --json '<model record fields>'",
   remove: 'mgw models remove <id>',
   discover: 'mgw models discover <provider-id>',
 };
@@ -17,15 +18,15 @@ export async function modelsCommand(gateway: Gateway, sub: string, argv: string[
       const args = parse(argv, { json: { type: 'boolean' } }, { min: 0, max: 0, usage: USAGE.list });
       const entries = await gateway.catalog.entries();
       if (args.values.json) {
-        return printJson(entries.map((e) => ({ provider: e.providerId, upstream_model: e.upstreamModel, source: e.source, record: e.record })));
+        return printJson(entries.map((e) => ({ provider: e.providerId, upstream_model: e.upstreamModel, workflow: e.workflow, source: e.source, record: e.record })));
       }
       printTable(
-        entries.map(({ record, providerId, upstreamModel }) => ({
+        entries.map(({ record, providerId, upstreamModel, workflow }) => ({
           id: record.id,
           type: record.model_type,
           tier: record.tier,
           pricing: describePricing(record),
-          provider: `${providerId}:${upstreamModel}`,
+          provider: `${providerId}:${upstreamModel}${workflow ? ' (workflow)' : ''}`,
         })),
         ['id', 'type', 'tier', 'pricing', 'provider'],
       );
@@ -34,7 +35,7 @@ export async function modelsCommand(gateway: Gateway, sub: string, argv: string[
     case 'put': {
       const args = parse(
         argv,
-        { provider: { type: 'string' }, 'upstream-model': { type: 'string' }, json: { type: 'string' } },
+        { provider: { type: 'string' }, 'upstream-model': { type: 'string' }, workflow: { type: 'string' }, json: { type: 'string' } },
         { min: 1, max: 1, usage: USAGE.put },
       );
       const id = args.positionals[0] ?? '';
@@ -54,7 +55,12 @@ export async function modelsCommand(gateway: Gateway, sub: string, argv: string[
       // An unknown id is the owner's typo, not an outage: a usage error, before anything is written.
       const known = providerId === undefined || gateway.providers.list().some((p) => p.id === providerId) || (await gateway.providerConfigs.row(providerId)) !== undefined;
       if (!known) throw new UsageError(`no provider ${providerId} (mgw providers list shows the configured ones)`);
-      const { entry, created } = await gateway.catalog.patch(id, patch, { providerId, upstreamModel: stringOpt(args, 'upstream-model') });
+      const workflow = await readWorkflow(stringOpt(args, 'workflow'));
+      const { entry, created } = await gateway.catalog.patch(id, patch, {
+        providerId,
+        upstreamModel: stringOpt(args, 'upstream-model'),
+        ...(workflow !== undefined ? { workflow } : {}),
+      });
       process.stdout.write(`${created ? 'Added' : 'Updated'} model ${entry.record.id} (${describePricing(entry.record)}).\n`);
       return;
     }
@@ -77,6 +83,26 @@ export async function modelsCommand(gateway: Gateway, sub: string, argv: string[
     }
     default:
       throw new UsageError(`unknown models command "${sub}" (usage: mgw models list|put|remove|discover)`);
+  }
+}
+
+/**
+ * --workflow: a ComfyUI workflow exported in API format ("Export (API)"); `builtin` goes back to
+ * the kind's built-in one. A file that cannot be read or is not JSON is a usage error.
+ */
+async function readWorkflow(path: string | undefined): Promise<unknown> {
+  if (path === undefined) return undefined;
+  if (path === 'builtin') return null;
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new UsageError(`--workflow ${path} cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  try {
+    return JSON.parse(text.replace(/^\uFEFF/, ''));
+  } catch (error) {
+    throw new UsageError(`--workflow ${path} is not valid JSON: ${(error as Error).message}`);
   }
 }
 
