@@ -103,14 +103,24 @@ export interface StudioMethods {
     output: { version: string; api_base_url: string | null; data_dir: string; owner_key_id: string };
   };
   'catalog.list': { input: Record<string, never>; output: { models: CatalogModel[] } };
+  /**
+   * A ComfyUI workflow (the text of a file exported with "Export (API)") as a model, as
+   * `mgw models put --workflow` does. A new model gets a default record for its output, at
+   * default prices; `record` fields (a merge patch) change it. An existing model keeps its record.
+   */
+  'catalog.putWorkflow': {
+    input: { id: string; provider: string; workflow: string; output: 'image' | 'video'; record?: Record<string, unknown> };
+    output: { model: CatalogModel; created: boolean };
+  };
   /** Removes a model from the catalog, as `mgw models remove` does. */
   'catalog.remove': { input: { id: string }; output: { removed: true } };
+  /** progress_id: a name the caller picks; `images.progress` events carry it while an engine reports steps. */
   'images.generate': {
-    input: { model: string; prompt: string; size?: string };
+    input: { model: string; prompt: string; size?: string; progress_id?: string };
     output: { item: GalleryItem };
   };
   'images.edit': {
-    input: { model: string; prompt: string; size?: string; images: StudioFile[] };
+    input: { model: string; prompt: string; size?: string; images: StudioFile[]; progress_id?: string };
     output: { item: GalleryItem };
   };
   'gallery.list': { input: { limit?: number }; output: { items: GalleryItem[] } };
@@ -185,6 +195,8 @@ export interface StudioEvents {
   'catalog.changed': Record<string, never>;
   'billing.changed': { account_id: string };
   'activity.added': { entry: ActivityEntry };
+  /** A running image request's progress (0-100), for engines that report their steps (ComfyUI, A1111). */
+  'images.progress': { progress_id: string; percent: number };
 }
 
 export type StudioEvent = keyof StudioEvents;
@@ -197,6 +209,7 @@ export interface StudioErrorBody {
 export const STUDIO_METHODS: readonly StudioMethod[] = [
   'system.info',
   'catalog.list',
+  'catalog.putWorkflow',
   'catalog.remove',
   'images.generate',
   'images.edit',

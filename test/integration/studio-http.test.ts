@@ -98,6 +98,7 @@ describe('studio API guard', () => {
     const valid: { [M in StudioMethod]: StudioInput<M> } = {
       'system.info': {},
       'catalog.list': {},
+      'catalog.putWorkflow': { id: 'wf/x', provider: 'nope', workflow: '{}', output: 'image' },
       'catalog.remove': { id: 'local-image' },
       'images.generate': { model: 'local-image', prompt: 'x', size: '256x256' },
       'images.edit': { model: 'local-image', prompt: 'x', images: [] },

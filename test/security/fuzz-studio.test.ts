@@ -110,6 +110,14 @@ const FIELDS: Record<StudioMethod, Record<string, readonly unknown[]>> = {
   'catalog.list': {},
   // Never a model the other methods use: the catalog must stay whole for them.
   'catalog.remove': { id: ['nope', '', '../local-image', 'local-image/..', 'no such model'] },
+  // Never a ComfyUI provider here: a workflow is refused for what it is sent to, or for its text.
+  'catalog.putWorkflow': {
+    id: ['fz/workflow'],
+    provider: ['fz-closed', 'nope', ''],
+    workflow: ['{}', 'not json', '{"9":{"class_type":"SaveImage","inputs":{}}}', ''],
+    output: ['image', 'video', 'audio'],
+    record: [{}, { tier: 'pro' }],
+  },
   'images.generate': { model: ['local-image', 'local-image-pro', 'local-video', 'pro'], prompt: ['a cat', 'x', '  ', 'p'.repeat(32_001)], size: ['256x256', '512x512', '1x1', 'auto'] },
   'images.edit': {
     model: ['local-image', 'local-video'],
@@ -147,17 +155,19 @@ const FIELDS: Record<StudioMethod, Record<string, readonly unknown[]>> = {
   // Never a provider the fuzzer can then test against the network: only loopback or invalid URLs.
   'providers.add': {
     id: ['fz-new', 'local', 'UPPER', '-x', ''],
-    kind: ['openai', 'fal', 'other'],
+    kind: ['openai', 'fal', 'comfyui', 'a1111', 'sdcpp', 'other'],
     base_url: ['http://127.0.0.1:9/v1', 'not a url', 'ftp://127.0.0.1/', 'file:///etc/passwd', 'javascript:alert(1)', ''],
-    api_key: ['sk-fuzz', ''],
+    api_key: ['sk-fuzz', 'user:pass', ''],
     api_key_env: ['FUZZ_KEY', '1BAD', ''],
+    timeout_seconds: [1, 600, 0, 86_401, 1.5, '60'],
   },
   // Only loopback or invalid URLs here too, and the closed provider stays closed.
   'providers.update': {
     id: ['fz-new', 'fz-closed', 'nope', 'local', ''],
     base_url: ['http://127.0.0.1:9/v1', 'not a url', 'file:///etc/passwd', 'http://user:pw@127.0.0.1:9/v1', ''],
-    api_key: ['sk-fuzz', ''],
+    api_key: ['sk-fuzz', 'user:pass', ''],
     api_key_env: ['FUZZ_KEY', '1BAD', ''],
+    timeout_seconds: [30, null, 0, '30'],
   },
   'providers.remove': { id: ['fz-new', 'nope', 'local', ''] },
   'providers.test': { id: ['fz-closed', 'nope', 'local', ''] },
@@ -165,7 +175,7 @@ const FIELDS: Record<StudioMethod, Record<string, readonly unknown[]>> = {
 };
 
 /** Methods whose generated inputs can never succeed (nothing to remove or delete, an unreachable upstream). */
-const NEVER_SUCCEED = new Set<StudioMethod>(['catalog.remove', 'gallery.delete', 'videos.cancel', 'providers.discover']);
+const NEVER_SUCCEED = new Set<StudioMethod>(['catalog.remove', 'catalog.putWorkflow', 'gallery.delete', 'videos.cancel', 'providers.discover']);
 
 function inputs(method: StudioMethod): fc.Arbitrary<unknown> {
   const fields = FIELDS[method];
@@ -209,7 +219,7 @@ async function readState(method: StudioMethod): Promise<OracleState> {
   const domain = method.split('.')[0];
   const state: OracleState = {
     catalog: new Map(), ownerAccess: 'balance', ownerBalanceNano: 0n, ownerAvailableNano: 0n,
-    keys: new Map(), providers: new Set(), providerModels: new Map(), galleryIds: new Set(), ownerVideoIds: new Set(),
+    keys: new Map(), providers: new Map(), providerModels: new Map(), galleryIds: new Set(), ownerVideoIds: new Set(),
   };
   const needsCatalog = ['catalog', 'images', 'videos', 'providers'].includes(domain!);
   if (needsCatalog) {
@@ -229,7 +239,9 @@ async function readState(method: StudioMethod): Promise<OracleState> {
       state.keys.set(key.id, { revoked: key.revoked_at !== null, balanceNano: nanoOf(key.balance.balance_usd) });
     }
   }
-  if (domain === 'providers') for (const p of (await read<{ providers: { id: string }[] }>('providers.list')).providers) state.providers.add(p.id);
+  if (domain === 'providers' || domain === 'catalog') {
+    for (const p of (await read<{ providers: { id: string; kind: string }[] }>('providers.list')).providers) state.providers.set(p.id, p.kind);
+  }
   if (domain === 'gallery') for (const item of (await read<{ items: { id: string }[] }>('gallery.list', { limit: 200 })).items) state.galleryIds.add(item.id);
   if (method === 'videos.cancel') for (const video of (await read<{ videos: { id: string }[] }>('videos.list', { limit: 100 })).videos) state.ownerVideoIds.add(video.id);
   return state;

@@ -26,7 +26,8 @@ export interface OracleState {
   ownerBalanceNano: bigint;
   ownerAvailableNano: bigint;
   keys: Map<string, KeyState>;
-  providers: Set<string>;
+  /** Provider id -> its kind. */
+  providers: Map<string, string>;
   /** Provider id -> the catalog models it serves. */
   providerModels: Map<string, number>;
   galleryIds: Set<string>;
@@ -50,6 +51,14 @@ const ACCESS = ['free', 'pro', 'balance'];
 const REQUEST_TYPES = ['text-to-video', 'image-to-video'];
 const SELECTORS = ['default', 'fast', 'pro'];
 
+const isJson = (text: string): boolean => {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+};
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isString = (v: unknown): v is string => typeof v === 'string';
 const isIdText = (v: unknown): v is string => isString(v) && v.length >= 1 && v.length <= DECIDED.longText;
@@ -118,6 +127,13 @@ const enumOf = (values: readonly string[]) => (v: unknown) => isString(v) && val
 const apiKey = (v: unknown) => isString(v) && v.length <= DECIDED.longText && /^[\x21-\x7e]+$/.test(v); // docs: printable ASCII without spaces, not empty
 const envName = (v: unknown) => isString(v) && v.length <= DECIDED.longText && /^[A-Za-z_][A-Za-z0-9_]*$/.test(v);
 const positiveWhole = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 1;
+/** docs: a provider's timeout is whole seconds, 1 to 86,400 (a day). */
+const timeoutSeconds = (v: unknown) => Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 86_400;
+/** DECIDED: the name a studio request's progress events carry is 1-64 characters. */
+const progressId = (v: unknown) => isString(v) && v.length >= 1 && v.length <= 64;
+const KINDS = ['openai', 'fal', 'comfyui', 'a1111', 'sdcpp'];
+/** docs: ComfyUI and the stable-diffusion.cpp server take no key; AUTOMATIC1111's is USER:PASS. */
+const KEYLESS = ['comfyui', 'sdcpp'];
 
 /** docs: an http(s) API root; no query or fragment, no spaces or control characters, no user name or password. */
 function baseUrl(v: unknown): boolean {
@@ -136,9 +152,22 @@ function baseUrl(v: unknown): boolean {
 const FIELDS: Record<StudioMethod, Record<string, Field>> = {
   'system.info': {},
   'catalog.list': {},
+  'catalog.putWorkflow': {
+    id: idField,
+    provider: idField,
+    workflow: req(isString, (v) => (v as string).length >= 1),
+    output: req(enumOf(['image', 'video'])),
+    record: opt(isObject),
+  },
   'catalog.remove': { id: idField },
-  'images.generate': { model: req(isString), prompt: req(isString, validPrompt), size: opt(isString) },
-  'images.edit': { model: req(isString), prompt: req(isString, validPrompt), size: opt(isString), images: req((v) => Array.isArray(v) && v.every(fileShaped)) },
+  'images.generate': { model: req(isString), prompt: req(isString, validPrompt), size: opt(isString), progress_id: opt(isString, progressId) },
+  'images.edit': {
+    model: req(isString),
+    prompt: req(isString, validPrompt),
+    size: opt(isString),
+    images: req((v) => Array.isArray(v) && v.every(fileShaped)),
+    progress_id: opt(isString, progressId),
+  },
   'gallery.list': { limit: limit('gallery.list') },
   'gallery.delete': { id: idField },
   'videos.quote': { model: req(isString), seconds: req(isNumber, positiveWhole), request_type: req(enumOf(REQUEST_TYPES)) },
@@ -164,8 +193,21 @@ const FIELDS: Record<StudioMethod, Record<string, Field>> = {
   'keys.usage': { id: idField },
   'activity.list': { limit: limit('activity.list') },
   'providers.list': {},
-  'providers.add': { id: idField, kind: req(enumOf(['openai', 'fal'])), base_url: opt(isString, baseUrl), api_key: opt(isString, apiKey), api_key_env: opt(isString, envName) },
-  'providers.update': { id: idField, base_url: opt(isString, baseUrl), api_key: opt(isString, apiKey), api_key_env: opt(isString, envName) },
+  'providers.add': {
+    id: idField,
+    kind: req(enumOf(KINDS)),
+    base_url: opt(isString, baseUrl),
+    api_key: opt(isString, apiKey),
+    api_key_env: opt(isString, envName),
+    timeout_seconds: opt(isNumber, timeoutSeconds),
+  },
+  'providers.update': {
+    id: idField,
+    base_url: opt(isString, baseUrl),
+    api_key: opt(isString, apiKey),
+    api_key_env: opt(isString, envName),
+    timeout_seconds: opt((v) => v === null || isNumber(v), (v) => v === null || timeoutSeconds(v)),
+  },
   'providers.remove': { id: idField, remove_models: opt((v) => typeof v === 'boolean') },
   'providers.test': { id: idField },
   'providers.discover': { id: idField },
@@ -242,6 +284,14 @@ function semantic(method: StudioMethod, b: Record<string, unknown>, s: OracleSta
   switch (method) {
     case 'catalog.remove':
       return { format: [], ...(s.catalog.has(id) ? {} : { lookup: notFound(method, 'no such model') }) };
+    case 'catalog.putWorkflow': {
+      const kind = s.providers.get(b.provider as string);
+      const format: string[] = [];
+      if (has('workflow') && !isJson(b.workflow as string)) format.push('workflow');
+      if (!kind) return { format, lookup: { ok: false, status: 404, code: 'not_found', params: ['provider'], why: 'no such provider' } };
+      // docs: only a comfyui provider runs workflows; any other refuses one, naming it.
+      return { format, state: () => (kind === 'comfyui' ? null : bad(['workflow'], 'the provider takes no workflow')) };
+    }
     case 'images.generate':
     case 'images.edit': {
       const record = s.catalog.get(b.model as string);
@@ -325,6 +375,8 @@ function semantic(method: StudioMethod, b: Record<string, unknown>, s: OracleSta
       if (has('id') && (!DECIDED.providerId.test(id) || id === 'local')) format.push('id');
       if (b.kind === 'openai' && b.base_url === undefined) format.push('base_url');
       if (b.api_key !== undefined && b.api_key_env !== undefined) format.push('api_key', 'api_key_env');
+      if (KEYLESS.includes(b.kind as string) && (b.api_key !== undefined || b.api_key_env !== undefined)) format.push('api_key');
+      if (b.kind === 'a1111' && has('api_key') && !/^[^:]+:.+$/.test(b.api_key as string)) format.push('api_key');
       // An id that exists already is a refusal of the input too (docs: 400 param id); the docs order neither first.
       if ((format.length > 0 || broken.size > 0) && s.providers.has(id)) format.push('id');
       return { format, state: () => (s.providers.has(id) ? bad(['id'], 'the provider exists already') : null) };
@@ -332,7 +384,10 @@ function semantic(method: StudioMethod, b: Record<string, unknown>, s: OracleSta
     case 'providers.update': {
       const format: (string | null)[] = [];
       if (b.api_key !== undefined && b.api_key_env !== undefined) format.push('api_key', 'api_key_env');
-      if (b.base_url === undefined && b.api_key === undefined && b.api_key_env === undefined) format.push(null);
+      if (b.base_url === undefined && b.api_key === undefined && b.api_key_env === undefined && b.timeout_seconds === undefined) format.push(null);
+      const kind = s.providers.get(id);
+      if (kind && KEYLESS.includes(kind) && (b.api_key !== undefined || b.api_key_env !== undefined)) format.push('api_key');
+      if (kind === 'a1111' && has('api_key') && !/^[^:]+:.+$/.test(b.api_key as string)) format.push('api_key');
       return { format, ...(s.providers.has(id) ? {} : { lookup: notFound(method, 'no such provider') }) };
     }
     case 'providers.remove':

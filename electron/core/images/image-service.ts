@@ -22,6 +22,8 @@ export interface GenerateImageRequest {
   n?: number;
   /** Ends the work early: the caller went away. */
   signal?: AbortSignal;
+  /** Hears an engine's progress (0-100) while it works. */
+  onProgress?: (percent: number) => void;
 }
 
 export interface EditImageRequest {
@@ -31,6 +33,8 @@ export interface EditImageRequest {
   images: ReferenceImage[];
   /** Ends the work early: the caller went away. */
   signal?: AbortSignal;
+  /** Hears an engine's progress (0-100) while it works. */
+  onProgress?: (percent: number) => void;
 }
 
 export class ImageService {
@@ -79,7 +83,7 @@ export class ImageService {
     checkN(request.n);
     const size = resolveSize(request.size, entry.record);
     assertModelAccess(principal, entry.record);
-    const job = this.job(entry, request.prompt, size, request.signal);
+    const job = this.job(entry, request, size);
     const provider = await this.providers.image(entry.providerId);
     const estimate = provider.estimateImageUsage(job);
     checkContextWindow(entry.record, job.prompt, estimate);
@@ -93,23 +97,24 @@ export class ImageService {
     checkReferenceImages(request.images, entry.record);
     assertModelAccess(principal, entry.record);
     await checkImagesDecode(request.images);
-    const job: ImageEditJob = { ...this.job(entry, request.prompt, size, request.signal), images: request.images };
+    const job: ImageEditJob = { ...this.job(entry, request, size), images: request.images };
     const provider = await this.providers.image(entry.providerId);
     const estimate = provider.estimateImageUsage(job);
     checkContextWindow(entry.record, job.prompt, estimate);
     return this.billed(principal, entry, estimate, job.signal, () => provider.editImage(job), keep);
   }
 
-  private job(entry: CatalogEntry, prompt: string, size: ReturnType<typeof resolveSize>, signal: AbortSignal | undefined): ImageJob {
+  private job(entry: CatalogEntry, request: GenerateImageRequest | EditImageRequest, size: ReturnType<typeof resolveSize>): ImageJob {
     return {
       model: entry.record,
       upstreamModel: entry.upstreamModel,
-      prompt,
+      prompt: request.prompt,
       width: size.width,
       height: size.height,
       sizeGiven: size.given,
       workflow: entry.workflow,
-      ...(signal ? { signal } : {}),
+      ...(request.signal ? { signal: request.signal } : {}),
+      ...(request.onProgress ? { onProgress: request.onProgress } : {}),
     };
   }
 

@@ -6,6 +6,7 @@ import type { StudioMethod } from '../../../shared/studio-contract.js';
 import { USD_AMOUNT_PATTERN, USD_FORMAT_PROBLEM } from '../../../shared/usd-amount.js';
 
 const Empty = Type.Object({}, { additionalProperties: false });
+const ProgressId = Type.Optional(Type.String({ minLength: 1, maxLength: 64 }));
 const Usd = Type.String({ pattern: USD_AMOUNT_PATTERN, errorMessage: USD_FORMAT_PROBLEM });
 const File = Type.Object(
   { name: Type.String({ maxLength: 255 }), mime: Type.String({ maxLength: 100 }), base64: Type.String({ maxLength: 12_000_000 }) },
@@ -19,12 +20,28 @@ export const STUDIO_INPUT_SCHEMAS: { [M in StudioMethod]: TSchema } = {
   'system.info': Empty,
   'catalog.list': Empty,
   'catalog.remove': Type.Object({ id: Type.String({ minLength: 1, maxLength: 255 }) }, { additionalProperties: false }),
+  'catalog.putWorkflow': Type.Object(
+    {
+      id: Type.String({ minLength: 1, maxLength: 200 }),
+      provider: Id,
+      workflow: Type.String({ minLength: 1, maxLength: 4_000_000 }),
+      output: Type.Union([Type.Literal('image'), Type.Literal('video')]),
+      record: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    },
+    { additionalProperties: false },
+  ),
   'images.generate': Type.Object(
-    { model: Type.String(), prompt: Type.String(), size: Type.Optional(Type.String()) },
+    { model: Type.String(), prompt: Type.String(), size: Type.Optional(Type.String()), progress_id: ProgressId },
     { additionalProperties: false },
   ),
   'images.edit': Type.Object(
-    { model: Type.String(), prompt: Type.String(), size: Type.Optional(Type.String()), images: Type.Array(File, { maxItems: 16 }) },
+    {
+      model: Type.String(),
+      prompt: Type.String(),
+      size: Type.Optional(Type.String()),
+      images: Type.Array(File, { maxItems: 16 }),
+      progress_id: ProgressId,
+    },
     { additionalProperties: false },
   ),
   'gallery.list': Type.Object({ limit: Limit }, { additionalProperties: false }),

@@ -57,9 +57,9 @@ export function buildHandlers(ctx: StudioContext): StudioHandlers {
 
 export async function createStudio(gateway: Gateway, options: StudioOptions): Promise<Studio> {
   const owner = await ensureOwner(gateway);
-  const context: StudioContext = { gateway, owner, version: options.version, apiBaseUrl: options.apiBaseUrl ?? (() => null) };
-  const handlers = buildHandlers(context);
   const events = new StudioEventBus();
+  const context: StudioContext = { gateway, owner, version: options.version, apiBaseUrl: options.apiBaseUrl ?? (() => null), events };
+  const handlers = buildHandlers(context);
 
   const unsubscribe = [
     gateway.scheduler.onTaskChange((taskId) => {

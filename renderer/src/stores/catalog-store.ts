@@ -1,6 +1,6 @@
 // The live model catalog (catalog.list), reloaded on catalog.changed.
 import { createStore, type StoreApi } from 'zustand/vanilla';
-import type { CatalogModel } from '../../../shared/studio-contract';
+import type { CatalogModel, StudioInput } from '../../../shared/studio-contract';
 import type { StudioCaller } from '../transport/client';
 import { formatError } from '../transport/studio-error';
 import { coalesce } from './coalesce';
@@ -16,6 +16,11 @@ export interface CatalogState {
   /** Removes a model from the catalog; true when it is gone. */
   remove(id: string): Promise<boolean>;
   clearRemoveError(): void;
+  /** A ComfyUI workflow being made a model, and the last such attempt's error. */
+  puttingWorkflow: boolean;
+  workflowError: string | null;
+  /** Puts a workflow as a model; the model's id when it is in the catalog. */
+  putWorkflow(input: StudioInput<'catalog.putWorkflow'>): Promise<string | null>;
 }
 
 export type CatalogStore = StoreApi<CatalogState>;
@@ -27,6 +32,22 @@ export function createCatalogStore(client: StudioCaller): CatalogStore {
     error: null,
     removing: null,
     removeError: null,
+    puttingWorkflow: false,
+    workflowError: null,
+    putWorkflow: async (input) => {
+      if (get().puttingWorkflow) return null;
+      set({ puttingWorkflow: true, workflowError: null });
+      try {
+        const { model } = await client.call('catalog.putWorkflow', input);
+        set({ models: [...get().models.filter((m) => m.record.id !== model.record.id), model] });
+        return model.record.id;
+      } catch (error) {
+        set({ workflowError: formatError(error) });
+        return null;
+      } finally {
+        set({ puttingWorkflow: false });
+      }
+    },
     load: coalesce(async () => {
       try {
         const { models } = await client.call('catalog.list', {});

@@ -24,7 +24,13 @@ export interface ImagesState {
   preparing: boolean;
   edited: GalleryItem | null;
   editError: string | null;
+  /** The running request's progress as its engine reports it (0-100); null: none reported. */
+  progress: number | null;
+  /** Names the running request in `images.progress` events. */
+  progressId: string | null;
   loadGallery(): Promise<void>;
+  /** An `images.progress` event: kept when it is about the running request. */
+  applyProgress(progressId: string, percent: number): void;
   generate(input: StudioInput<'images.generate'>): Promise<GalleryItem | null>;
   edit(input: EditRequest): Promise<GalleryItem | null>;
   /** The inputs changed: an error about the previous ones no longer applies. */
@@ -33,6 +39,8 @@ export interface ImagesState {
 }
 
 export type ImagesStore = StoreApi<ImagesState>;
+
+const newProgressId = (): string => `p-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
 
 /** Newest first, without duplicates (a reload may race with a fresh result). */
 function prepend(gallery: GalleryItem[], item: GalleryItem): GalleryItem[] {
@@ -51,6 +59,12 @@ export function createImagesStore(client: StudioCaller, encode: EncodeFile = toS
     preparing: false,
     edited: null,
     editError: null,
+    progress: null,
+    progressId: null,
+
+    applyProgress(progressId, percent) {
+      if (get().progressId === progressId) set({ progress: percent });
+    },
 
     loadGallery: coalesce(async () => {
       try {
@@ -62,13 +76,14 @@ export function createImagesStore(client: StudioCaller, encode: EncodeFile = toS
     }),
 
     async generate(input) {
-      set({ generating: true, generateError: null });
+      const progressId = newProgressId();
+      set({ generating: true, generateError: null, progress: null, progressId });
       try {
-        const { item } = await client.call('images.generate', input);
-        set({ generating: false, generated: item, gallery: prepend(get().gallery, item) });
+        const { item } = await client.call('images.generate', { ...input, progress_id: progressId });
+        set({ generating: false, generated: item, gallery: prepend(get().gallery, item), progress: null, progressId: null });
         return item;
       } catch (error) {
-        set({ generating: false, generateError: formatError(error) });
+        set({ generating: false, generateError: formatError(error), progress: null, progressId: null });
         return null;
       }
     },
@@ -80,11 +95,13 @@ export function createImagesStore(client: StudioCaller, encode: EncodeFile = toS
       try {
         const images = await Promise.all(files.map(encode));
         set({ preparing: false });
-        const { item } = await client.call('images.edit', { ...input, images });
-        set({ editing: false, edited: item, gallery: prepend(get().gallery, item) });
+        const progressId = newProgressId();
+        set({ progress: null, progressId });
+        const { item } = await client.call('images.edit', { ...input, images, progress_id: progressId });
+        set({ editing: false, edited: item, gallery: prepend(get().gallery, item), progress: null, progressId: null });
         return item;
       } catch (error) {
-        set({ editing: false, preparing: false, editError: formatError(error) });
+        set({ editing: false, preparing: false, editError: formatError(error), progress: null, progressId: null });
         return null;
       }
     },

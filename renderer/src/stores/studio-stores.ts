@@ -49,6 +49,7 @@ export function connectStudioEvents(stores: StudioStores, client: Pick<StudioCli
         else ui.notify(`Video ${video.id} ${video.status}: ${video.error?.message ?? 'no output'}`, 'error');
       }
     }),
+    client.on('images.progress', ({ progress_id, percent }) => stores.images.getState().applyProgress(progress_id, percent)),
     client.on('catalog.changed', () => void stores.catalog.getState().load()),
     client.on('billing.changed', ({ account_id }) => {
       void stores.billing.getState().load();

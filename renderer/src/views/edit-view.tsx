@@ -2,6 +2,7 @@
 // instruction, an optional output size; the result shown like a generation.
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { ErrorMessage, WarningMessage } from '../components/alert';
+import { ProgressBar } from '../components/progress-bar';
 import { Gallery } from '../components/gallery';
 import { ImageCard } from '../components/image-card';
 import { PromptField } from '../components/prompt-field';
@@ -34,6 +35,7 @@ export function EditView() {
   );
 
   const editing = useStore(images, (s) => s.editing);
+  const progress = useStore(images, (s) => s.progress);
   const preparing = useStore(images, (s) => s.preparing);
   const error = useStore(images, (s) => s.editError);
   const result = useStore(images, (s) => s.edited ?? s.gallery.find((item) => item.kind === 'edit') ?? null);
@@ -98,8 +100,9 @@ export function EditView() {
             <button type="submit" className="btn btn-primary" disabled={editing || !choice.modelId || problem !== null}>
               Edit image
             </button>
-            {editing ? <span className="muted" role="status">{preparing ? 'Preparing images…' : 'Editing…'}</span> : null}
+            {editing ? <span className="muted" role="status">{preparing ? 'Preparing images…' : `Editing…${progress !== null ? ` ${progress}%` : ''}`}</span> : null}
           </div>
+          {editing && progress !== null ? <ProgressBar value={progress} label="Edit progress" /> : null}
         </form>
         <section className="result-pane" aria-label="Latest result">
           {result ? (

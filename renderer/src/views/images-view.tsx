@@ -1,6 +1,7 @@
 // Text to image: prompt, model, size; the latest result with its cost; the gallery below.
 import { useEffect, useState, type FormEvent } from 'react';
 import { ErrorMessage, Hint } from '../components/alert';
+import { ProgressBar } from '../components/progress-bar';
 import { Gallery } from '../components/gallery';
 import { ImageCard } from '../components/image-card';
 import { PromptField } from '../components/prompt-field';
@@ -19,6 +20,7 @@ export function ImagesView() {
   const size = pick(sizes, chosenSize, '1024x1024');
 
   const generating = useStore(images, (s) => s.generating);
+  const progress = useStore(images, (s) => s.progress);
   const error = useStore(images, (s) => s.generateError);
   // Until something is generated in this session, show the newest generation from the gallery.
   const result = useStore(images, (s) => s.generated ?? s.gallery.find((item) => item.kind === 'generation') ?? null);
@@ -50,8 +52,9 @@ export function ImagesView() {
             <button type="submit" className="btn btn-primary" disabled={generating || !prompt.trim() || !choice.modelId}>
               Generate
             </button>
-            {generating ? <span className="muted" role="status">Generating…</span> : null}
+            {generating ? <span className="muted" role="status">Generating…{progress !== null ? ` ${progress}%` : ''}</span> : null}
           </div>
+          {generating && progress !== null ? <ProgressBar value={progress} label="Generation progress" /> : null}
         </form>
         <section className="result-pane" aria-label="Latest result">
           {result ? (

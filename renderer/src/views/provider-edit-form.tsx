@@ -2,6 +2,7 @@
 // only what differs from the provider is sent, an empty key field keeps the stored key, and its
 // kind and the models it serves stay. The key lives only in this form until it is sent.
 import { useState, type FormEvent } from 'react';
+import { PROVIDER_KIND_INFO } from '../../../shared/provider-kinds';
 import type { ProviderInfo, StudioInput } from '../../../shared/studio-contract';
 import { TextField } from '../components/text-field';
 import { useStores } from '../stores/stores-context';
@@ -20,12 +21,17 @@ export function ProviderEditForm({ provider, onDone }: Props) {
   const [baseUrl, setBaseUrl] = useState(provider.base_url);
   const [apiKey, setApiKey] = useState('');
   const [apiKeyEnv, setApiKeyEnv] = useState(envOf(provider.key_source));
+  const [timeout, setTimeoutSeconds] = useState(provider.timeout_seconds === null ? '' : String(provider.timeout_seconds));
+  const takesKey = PROVIDER_KIND_INFO[provider.kind].key !== null;
+  const timeoutNow = provider.timeout_seconds === null ? '' : String(provider.timeout_seconds);
 
   const changes: Omit<StudioInput<'providers.update'>, 'id'> = {
     ...(baseUrl.trim() !== provider.base_url ? { base_url: baseUrl.trim() } : {}),
     // A key of spaces is sent (and refused as empty) rather than silently kept.
     ...(apiKey !== '' ? { api_key: apiKey.trim() } : {}),
     ...(apiKey === '' && apiKeyEnv.trim() !== '' && apiKeyEnv.trim() !== envOf(provider.key_source) ? { api_key_env: apiKeyEnv.trim() } : {}),
+    // Empty goes back to the kind's default; anything else is sent as typed (the gateway checks it).
+    ...(timeout.trim() !== timeoutNow ? { timeout_seconds: timeout.trim() === '' ? null : Number(timeout.trim()) } : {}),
   };
   const changed = Object.keys(changes).length > 0;
 
@@ -42,6 +48,8 @@ export function ProviderEditForm({ provider, onDone }: Props) {
     <form className="form provider-edit" aria-label={`Edit ${provider.id}`} onSubmit={(e) => void submit(e)}>
       <div className="row">
         <TextField label="Base URL" value={baseUrl} onChange={setBaseUrl} hint="The API root upstream paths are appended to." />
+        {takesKey ? (
+          <>
         <TextField
           label="New API key"
           type="password"
@@ -56,6 +64,15 @@ export function ProviderEditForm({ provider, onDone }: Props) {
           onChange={setApiKeyEnv}
           disabled={apiKey !== ''}
           hint="Or read the key from this variable (a stored key is then deleted)."
+        />
+          </>
+        ) : null}
+        <TextField
+          label="Timeout (seconds)"
+          value={timeout}
+          onChange={setTimeoutSeconds}
+          placeholder={`default ${PROVIDER_KIND_INFO[provider.kind].defaultTimeoutMs / 1000}`}
+          hint="The longest one generation may take; empty for the default."
         />
       </div>
       <div className="form-actions">

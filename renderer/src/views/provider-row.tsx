@@ -7,6 +7,7 @@ import { formatTime } from '../lib/format';
 import type { ConnectionCheck, Discovery } from '../stores/providers-store';
 import { useStores } from '../stores/stores-context';
 import { useStore } from '../stores/use-store';
+import { WorkflowModelForm } from './workflow-model-form';
 import { ProviderEditForm } from './provider-edit-form';
 import { ProviderRemoveConfirm } from './provider-remove-confirm';
 
@@ -39,6 +40,16 @@ function CheckResult({ check, kind }: { check: ConnectionCheck; kind: ProviderIn
           <Chips items={check.models} />
         </>
       ) : null}
+      {check.facts.length > 0 ? (
+        <dl className="engine-facts" aria-label="What the engine reports">
+          {check.facts.map((fact) => (
+            <div key={fact.label}>
+              <dt className="muted">{fact.label}</dt>
+              <dd>{fact.value}</dd>
+            </div>
+          ))}
+        </dl>
+      ) : null}
     </div>
   );
 }
@@ -51,7 +62,7 @@ function DiscoveryResult({ discovery }: { discovery: Discovery }) {
         <Chips items={discovery.added} />
       </div>
       <div className="result-line">
-        <span className="muted">Skipped (no known price):</span>
+        <span className="muted">Skipped (no known price, or a name that cannot be a model id):</span>
         <Chips items={discovery.skipped} />
       </div>
     </>
@@ -65,13 +76,14 @@ export function ProviderRow({ provider }: { provider: ProviderInfo }) {
   const served = useMemo(() => catalogModels.filter((m) => m.provider === id).map((m) => m.record.id), [catalogModels, id]);
   const [confirming, setConfirming] = useState(false);
   const [editing, setEditing] = useState(false);
+  const [addingWorkflow, setAddingWorkflow] = useState(false);
   const check = useStore(providers, (s) => s.checks[id]);
   const discovery = useStore(providers, (s) => s.discoveries[id]);
   const pending = useStore(providers, (s) => s.pending[id]);
   const error = useStore(providers, (s) => (s.actionError?.id === id ? s.actionError.message : null));
   const busy = pending !== undefined;
   const showConfirm = confirming && served.length > 0;
-  const hasResults = Boolean(editing || check || discovery || error || showConfirm);
+  const hasResults = Boolean(editing || addingWorkflow || check || discovery || error || showConfirm);
   // A provider still serving models cannot go alone: ask once, then remove both together.
   const remove = () => (served.length > 0 ? setConfirming(true) : void providers.getState().remove(id));
   const removeWithModels = () => {
@@ -89,7 +101,10 @@ export function ProviderRow({ provider }: { provider: ProviderInfo }) {
         <td>
           <span className={`badge ${kind === 'fal' ? 'badge-warning' : 'badge-accent'}`}>{kind}</span>
         </td>
-        <td className="mono">{provider.base_url}</td>
+        <td className="mono">
+          {provider.base_url}
+          {provider.timeout_seconds !== null ? <div className="muted small">timeout {provider.timeout_seconds} s</div> : null}
+        </td>
         <td>
           <span className={`badge badge-raw ${provider.key_problem ? 'badge-danger' : provider.key_source === 'none' ? '' : 'badge-success'}`}>{provider.key_source}</span>
           {provider.key_problem ? <div className="small key-problem" role="note">{provider.key_problem}</div> : null}
@@ -99,9 +114,14 @@ export function ProviderRow({ provider }: { provider: ProviderInfo }) {
             <button type="button" className="btn btn-small" disabled={busy} onClick={() => void providers.getState().test(id)}>
               Test connection
             </button>
-            {kind === 'openai' ? (
+            {kind !== 'fal' ? (
               <button type="button" className="btn btn-small" disabled={busy} onClick={() => void providers.getState().discover(id)}>
                 Discover models
+              </button>
+            ) : null}
+            {kind === 'comfyui' ? (
+              <button type="button" className="btn btn-small" aria-expanded={addingWorkflow} onClick={() => setAddingWorkflow(!addingWorkflow)}>
+                Add workflow model
               </button>
             ) : null}
             <button type="button" className="btn btn-small" disabled={busy} aria-expanded={editing} onClick={() => setEditing(!editing)}>
@@ -124,6 +144,7 @@ export function ProviderRow({ provider }: { provider: ProviderInfo }) {
           <td colSpan={COLUMNS}>
             <div className="provider-results">
               {editing ? <ProviderEditForm provider={provider} onDone={() => setEditing(false)} /> : null}
+              {addingWorkflow ? <WorkflowModelForm providerId={id} onDone={() => setAddingWorkflow(false)} /> : null}
               {showConfirm ? (
                 <ProviderRemoveConfirm id={id} models={served} onConfirm={removeWithModels} onCancel={() => setConfirming(false)} />
               ) : null}

@@ -17,7 +17,20 @@ export function referenceFromFile(file: StudioFile, field: string): ReferenceIma
 }
 
 export function imageHandlers(ctx: StudioContext): Pick<StudioHandlers, 'images.generate' | 'images.edit' | 'gallery.list' | 'gallery.delete'> {
-  const { gateway, owner } = ctx;
+  const { gateway, owner, events } = ctx;
+  /** Forwards an engine's step reports as `images.progress` events, only when they move. */
+  const progress = (progressId: string | undefined): { onProgress?: (percent: number) => void } => {
+    if (!progressId) return {};
+    let last = -1;
+    return {
+      onProgress: (percent) => {
+        const rounded = Math.max(0, Math.min(100, Math.round(percent)));
+        if (rounded === last) return;
+        last = rounded;
+        events.emit('images.progress', { progress_id: progressId, percent: rounded });
+      },
+    };
+  };
   /**
    * Runs a billed image request whose file is written to the gallery before the charge (a disk
    * that cannot take it releases the hold: nothing charged), then records its row.
@@ -30,10 +43,11 @@ export function imageHandlers(ctx: StudioContext): Pick<StudioHandlers, 'images.
     return { item: await gateway.gallery.record(owner.accountId, kind, model, prompt, written!, parseUsd(result.usage.cost_usd) ?? 0) };
   };
   return {
-    'images.generate': async (input) => saved('generation', input.model, input.prompt, (keep) => gateway.images.generate(owner, input, keep)),
+    'images.generate': async ({ progress_id: progressId, ...input }) =>
+      saved('generation', input.model, input.prompt, (keep) => gateway.images.generate(owner, { ...input, ...progress(progressId) }, keep)),
     'images.edit': async (input) => {
       const images = input.images.map((file) => referenceFromFile(file, 'image'));
-      const request = { model: input.model, prompt: input.prompt, ...(input.size ? { size: input.size } : {}), images };
+      const request = { model: input.model, prompt: input.prompt, ...(input.size ? { size: input.size } : {}), images, ...progress(input.progress_id) };
       return saved('edit', input.model, input.prompt, (keep) => gateway.images.edit(owner, request, keep));
     },
     'gallery.list': async (input) => ({ items: await gateway.gallery.list(owner.accountId, input.limit ?? 60) }),
