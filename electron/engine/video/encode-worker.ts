@@ -1,6 +1,7 @@
 /**
- * Worker-thread entry: renders every frame and encodes it here, so the main thread
- * (an HTTP server) only exchanges a job description, progress ticks and the final MP4.
+ * Worker-thread entry: renders every frame and encodes it here (or re-encodes another engine's
+ * video file, see transcode-frames.ts), so the main thread (an HTTP server) only exchanges a job
+ * description, progress ticks and the final MP4.
  * One job at a time per worker; the pool never sends a second job before the first ends.
  */
 import { parentPort } from 'node:worker_threads';
@@ -8,8 +9,9 @@ import { openEncoder, type Mp4Encoder } from './encoder.js';
 import type { FrameSource } from './frame-source.js';
 import { createImageFrameSource } from './image-frames.js';
 import { finalizeMp4 } from './mp4-finalize.js';
-import type { JobMessage, WorkerMessage } from './protocol.js';
+import type { EncodeJob, JobMessage, TranscodeJob, WorkerMessage } from './protocol.js';
 import { TextFrameSource } from './text-frames.js';
+import { TranscodeInputError, transcodeFile } from './transcode-frames.js';
 import { createFrame } from './yuv-frame.js';
 
 if (parentPort === null) throw new Error('encode-worker.js must be started as a worker thread');
@@ -19,7 +21,18 @@ function post(message: WorkerMessage, transfer: ArrayBuffer[] = []): void {
   port.postMessage(message, transfer);
 }
 
-async function run({ id, job }: JobMessage): Promise<void> {
+/** Re-encodes another engine's video file; an input it cannot decode is the caller's error. */
+async function transcode(id: number, job: TranscodeJob): Promise<void> {
+  try {
+    post({ type: 'progress', id, percent: 0 });
+    const { mp4, info } = await transcodeFile(job, `transcode-${id}.mp4`, (percent) => post({ type: 'progress', id, percent }));
+    post({ type: 'done', id, mp4, info }, [mp4.buffer as ArrayBuffer]);
+  } catch (error) {
+    post({ type: 'error', id, input: error instanceof TranscodeInputError, message: error instanceof Error ? error.message : String(error) });
+  }
+}
+
+async function run({ id, job }: { id: number; job: EncodeJob }): Promise<void> {
   const frame = createFrame(job.width, job.height);
   const clip = { prompt: job.prompt, seed: job.seed, fps: job.fps, frames: job.frames };
   let source: FrameSource;
@@ -66,4 +79,5 @@ async function run({ id, job }: JobMessage): Promise<void> {
 
 port.on('message', (message: JobMessage) => {
   if (message.type === 'job') void run(message);
+  else if (message.type === 'transcode') void transcode(message.id, message.job);
 });

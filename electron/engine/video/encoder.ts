@@ -57,11 +57,20 @@ export async function openEncoder(settings: EncoderSettings): Promise<Mp4Encoder
       return new Uint8Array(bytes);
     },
     dispose: () => {
+      // Deleting an encoder that was never finalized aborts the whole WASM module (its destructor
+      // asserts), which would break every later job of this worker: finalize first, then drop the file.
+      if (open) {
+        try {
+          encoder.finalize();
+        } catch {
+          // Nothing to finish.
+        }
+      }
       close();
       try {
         encoder.FS.unlink(settings.name);
       } catch {
-        // Nothing was written yet.
+        // Nothing was written.
       }
     },
   };

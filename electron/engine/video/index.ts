@@ -9,3 +9,5 @@ export {
   VIDEO_DEFAULT_FPS, VIDEO_MAX_FPS, VIDEO_MAX_PIXELS, VIDEO_MAX_SECONDS, VIDEO_MAX_SIDE, VIDEO_MIN_SECONDS, VIDEO_MIN_SIDE,
 } from './types.js';
 export type { RenderedVideo, RenderVideoInput, RenderVideoOptions } from './types.js';
+export { transcodeToMp4, VideoTranscodeError } from './transcode.js';
+export type { TranscodedVideo, TranscodeOptions } from './transcode.js';

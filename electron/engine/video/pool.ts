@@ -5,7 +5,7 @@
  * spawned for the next job. Idle workers are unref'd so they never keep a process alive.
  */
 import type { Worker } from 'node:worker_threads';
-import type { EncodeJob, WorkerMessage } from './protocol.js';
+import type { EncodeJob, TranscodedInfo, TranscodeJob, WorkerMessage } from './protocol.js';
 
 export interface RunOptions {
   onProgress?: (percent: number) => void;
@@ -31,11 +31,19 @@ export function abortError(): Error {
   return error;
 }
 
+/** What a worker is asked to do: render a clip, or re-encode another engine's video file. */
+type Work = { type: 'job'; job: EncodeJob } | { type: 'transcode'; job: TranscodeJob };
+
+interface Done {
+  mp4: Uint8Array;
+  info?: TranscodedInfo;
+}
+
 interface Task {
   id: number;
-  job: EncodeJob;
+  work: Work;
   options: RunOptions;
-  resolve: (mp4: Uint8Array) => void;
+  resolve: (done: Done) => void;
   reject: (error: Error) => void;
   detach: () => void;
 }
@@ -59,11 +67,23 @@ export class VideoWorkerPool {
   }
 
   run(job: EncodeJob, options: RunOptions = {}): Promise<Uint8Array> {
+    return this.enqueue({ type: 'job', job }, options).then((done) => done.mp4);
+  }
+
+  /** Re-encodes a video file to H.264 MP4 in a worker; resolves with the MP4 and what the input held. */
+  transcode(job: TranscodeJob, options: RunOptions = {}): Promise<{ mp4: Uint8Array; info: TranscodedInfo }> {
+    return this.enqueue({ type: 'transcode', job }, options).then((done) => {
+      if (done.info === undefined) throw new Error('video worker returned no transcode info');
+      return { mp4: done.mp4, info: done.info };
+    });
+  }
+
+  private enqueue(work: Work, options: RunOptions): Promise<Done> {
     if (this.closed) return Promise.reject(new Error('video worker pool has been shut down'));
     const { signal } = options;
     if (signal?.aborted === true) return Promise.reject(abortError());
-    return new Promise<Uint8Array>((resolve, reject) => {
-      const task: Task = { id: this.nextId++, job, options, resolve, reject, detach: () => undefined };
+    return new Promise<Done>((resolve, reject) => {
+      const task: Task = { id: this.nextId++, work, options, resolve, reject, detach: () => undefined };
       if (signal !== undefined) {
         const onAbort = (): void => this.abort(task);
         signal.addEventListener('abort', onAbort, { once: true });
@@ -96,9 +116,14 @@ export class VideoWorkerPool {
       if (task === undefined) return;
       slot.task = task;
       slot.worker.ref();
+      const { work } = task;
+      if (work.type === 'transcode') {
+        slot.worker.postMessage({ type: 'transcode', id: task.id, job: work.job });
+        continue;
+      }
       // Copy the reference into its own buffer (a Buffer may view a larger pool) and transfer it.
-      const reference = task.job.reference === null ? null : new Uint8Array(task.job.reference);
-      slot.worker.postMessage({ type: 'job', id: task.id, job: { ...task.job, reference } }, reference === null ? [] : [reference.buffer]);
+      const reference = work.job.reference === null ? null : new Uint8Array(work.job.reference);
+      slot.worker.postMessage({ type: 'job', id: task.id, job: { ...work.job, reference } }, reference === null ? [] : [reference.buffer]);
     }
   }
 
@@ -125,7 +150,7 @@ export class VideoWorkerPool {
     }
     slot.task = null;
     slot.worker.unref();
-    if (message.type === 'done') this.settle(task, null, message.mp4);
+    if (message.type === 'done') this.settle(task, null, message.info === undefined ? { mp4: message.mp4 } : { mp4: message.mp4, info: message.info });
     else this.settle(task, new JobFailedError(message.message, message.input));
     this.pump();
   }
@@ -163,10 +188,10 @@ export class VideoWorkerPool {
     void done.then(() => this.terminating.delete(done));
   }
 
-  private settle(task: Task, error: Error | null, mp4?: Uint8Array): void {
+  private settle(task: Task, error: Error | null, done?: Done): void {
     task.detach();
     if (error !== null) task.reject(error);
-    else if (mp4 !== undefined) task.resolve(mp4);
+    else if (done?.mp4 !== undefined) task.resolve(done);
     else task.reject(new Error('video worker returned no data'));
   }
 }

@@ -24,7 +24,8 @@ export function defaultPoolSize(): number {
   return Math.max(1, availableParallelism() - 1);
 }
 
-function getPool(): VideoWorkerPool {
+/** The engine's one pool of encode workers (renders and transcodes share its cores). */
+export function getPool(): VideoWorkerPool {
   if (pool === null) {
     const url = resolveWorkerUrl();
     pool = new VideoWorkerPool({ size: defaultPoolSize(), createWorker: () => new Worker(url, { name: 'video-encode' }) });
