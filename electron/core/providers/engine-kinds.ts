@@ -2,5 +2,8 @@
 // one line here.
 import type { ProviderKind } from '../../../shared/provider-kinds.js';
 import type { EngineKind } from './engine-kind.js';
+import { a1111Kind } from './a1111/a1111-kind.js';
 
-export const ENGINE_KINDS: Partial<Record<ProviderKind, EngineKind>> = {};
+export const ENGINE_KINDS: Partial<Record<ProviderKind, EngineKind>> = {
+  a1111: a1111Kind,
+};
