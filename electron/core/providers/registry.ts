@@ -89,8 +89,10 @@ export class ProviderRegistry {
           throw new GatewayError('upstream_unavailable', `The provider "${row.id}" behind this model has no usable API key; the gateway's owner must fix it (the Providers list says why).`);
         }
       : () => key;
-    const config = { id: row.id, baseUrl: row.base_url, apiKey, timeoutMs: row.timeout_ms ?? PROVIDER_KIND_INFO[row.kind].defaultTimeoutMs };
     const engine = ENGINE_KINDS[row.kind];
+    // Local engines get their kind's long default; the others keep the client's unless the owner set one.
+    const timeoutMs = row.timeout_ms ?? (engine ? PROVIDER_KIND_INFO[row.kind].defaultTimeoutMs : undefined);
+    const config = { id: row.id, baseUrl: row.base_url, apiKey, ...(timeoutMs !== undefined ? { timeoutMs } : {}) };
     if (engine) return engine.build(config, this.http, this.logger);
     if (row.kind === 'openai') return new OpenAIProvider(config, this.http);
     return new FalProvider(config, this.http);

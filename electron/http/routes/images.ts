@@ -46,7 +46,8 @@ export function registerImageGenerationRoute(app: FastifyInstance, gateway: Gate
       const activity: NonNullable<FastifyRequest['activity']> = { model: request.body.model };
       request.activity = activity;
       const cancel = cancelOnDeparture(reply);
-      const result = await gateway.images.generateStreamed(principalOf(request), { ...request.body, signal: cancel.signal });
+      const restoreIdle = liftIdleTimeout(reply);
+      const result = await gateway.images.generateStreamed(principalOf(request), { ...request.body, signal: cancel.signal }).finally(restoreIdle);
       if (!('b64' in result)) {
         activity.costNano = parseUsd(result.usage.cost_usd) ?? 0;
         return sendImageResult(reply, result);
@@ -69,6 +70,22 @@ function cancelOnDeparture(reply: FastifyReply): AbortController {
     if (!reply.raw.writableFinished) cancel.abort();
   });
   return cancel;
+}
+
+/**
+ * A generation may take as long as its provider's timeout (a local engine: minutes) with no byte
+ * moving on the connection: its idle timeout is lifted while the gateway waits for the image, and
+ * set back before the answer is written, so a client that stops reading is still cut. Returns the
+ * restore.
+ */
+function liftIdleTimeout(reply: FastifyReply): () => void {
+  const socket = reply.raw.socket;
+  const idle = socket?.timeout ?? 0;
+  if (!socket || idle <= 0) return () => undefined;
+  socket.setTimeout(0);
+  return () => {
+    if (!socket.destroyed) socket.setTimeout(idle);
+  };
 }
 
 /** Above this many unsent bytes the relay waits for the client to catch up. */
@@ -173,13 +190,16 @@ export function registerImageEditRoute(app: FastifyInstance, gateway: Gateway, g
         if (form.fields[name] === undefined) throw invalid(`Missing required field ${name}.`, name);
       }
       request.activity = { model: form.fields.model ?? '' };
-      const result = await gateway.images.edit(principalOf(request), {
-        model: form.fields.model ?? '',
-        prompt: form.fields.prompt ?? '',
-        ...(form.fields.size !== undefined ? { size: form.fields.size } : {}),
-        images: form.files,
-        signal: cancelOnDeparture(reply).signal,
-      });
+      const restoreIdle = liftIdleTimeout(reply);
+      const result = await gateway.images
+        .edit(principalOf(request), {
+          model: form.fields.model ?? '',
+          prompt: form.fields.prompt ?? '',
+          ...(form.fields.size !== undefined ? { size: form.fields.size } : {}),
+          images: form.files,
+          signal: cancelOnDeparture(reply).signal,
+        })
+        .finally(restoreIdle);
       request.activity.costNano = parseUsd(result.usage.cost_usd) ?? 0;
       return sendImageResult(reply, result);
     },

@@ -13,8 +13,7 @@ import type { UpstreamProviderConfig } from '../upstream/upstream-client.js';
 import { UpstreamAdapter } from '../upstream/upstream-adapter.js';
 import { invalidResponse, pollRetryDelayMs, RepeatedFailureAnswer, UpstreamStatusError } from '../upstream/upstream-errors.js';
 
-export const FAL_DEFAULT_BASE_URL = 'https://queue.fal.run';
-/** An image request waits this long for its queue job before giving up. */
+/** An image request waits this long for its queue job before giving up (unless the owner set a timeout). */
 const IMAGE_WAIT_MS = 120_000;
 const VIDEO_FAILED = 'The upstream provider could not generate this video.';
 /** Reads of a finished image job's result before a passing refusal there is given up on. */
@@ -154,7 +153,7 @@ export class FalProvider extends UpstreamAdapter<FalProviderConfig> implements I
    * growing pause, within the image's wait.
    */
   private async waitForImage(job: ImageJob, handle: QueueHandle): Promise<'completed' | 'failed'> {
-    const deadline = Date.now() + IMAGE_WAIT_MS;
+    const deadline = Date.now() + (this.config.timeoutMs ?? IMAGE_WAIT_MS);
     const pollMs = this.config.imagePollMs ?? 250;
     let failures = 0;
     for (;;) {

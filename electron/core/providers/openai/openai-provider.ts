@@ -61,7 +61,7 @@ export class OpenAIProvider extends UpstreamAdapter<UpstreamProviderConfig> impl
       url: `${this.base}/images/generations`,
       headers: this.auth(),
       json: { model: job.upstreamModel, prompt: job.prompt, size: `${job.width}x${job.height}`, n: 1 },
-      ...(job.signal ? { signal: job.signal } : {}),
+      ...this.generationLimits(job),
     };
   }
 
@@ -75,7 +75,7 @@ export class OpenAIProvider extends UpstreamAdapter<UpstreamProviderConfig> impl
     const field = job.images.length === 1 ? 'image' : 'image[]';
     for (const image of job.images) form.append(field, new Blob([image.bytes], { type: image.mime }), image.filename || 'image.png');
     const { body } = await this.http.parsed(
-      { method: 'POST', url: `${this.base}/images/edits`, headers: this.auth(), form, ...(job.signal ? { signal: job.signal } : {}) },
+      { method: 'POST', url: `${this.base}/images/edits`, headers: this.auth(), form, ...this.generationLimits(job) },
       parseImagesJson,
     );
     return this.outcome(body, job);

@@ -20,4 +20,9 @@ export abstract class UpstreamAdapter<Config extends UpstreamProviderConfig> {
   estimateImageUsage(job: ImageJob | ImageEditJob): TokenUsage {
     return estimateImageUsage(job);
   }
+
+  /** What bounds one generation call: the client's departure, and the owner's timeout for this provider when set. */
+  protected generationLimits(job: ImageJob): { signal?: AbortSignal; timeoutMs?: number } {
+    return { ...(job.signal ? { signal: job.signal } : {}), ...(this.config.timeoutMs !== undefined ? { timeoutMs: this.config.timeoutMs } : {}) };
+  }
 }
