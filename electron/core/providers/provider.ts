@@ -105,7 +105,12 @@ export interface VideoProvider {
   onVideoUpdate?(listener: (taskId: string) => void): void;
 }
 
-export type Provider = ImageProvider | VideoProvider | (ImageProvider & VideoProvider);
+/** What an adapter holds open beyond single calls (a local engine's event stream), let go when it is replaced or the gateway stops. */
+export interface ProviderLifecycle {
+  close?(): Promise<void>;
+}
+
+export type Provider = (ImageProvider | VideoProvider | (ImageProvider & VideoProvider)) & ProviderLifecycle;
 
 export const isImageProvider = (p: Provider): p is ImageProvider => 'generateImage' in p;
 export const isVideoProvider = (p: Provider): p is VideoProvider => 'submitVideo' in p;

@@ -18,6 +18,7 @@ export class ProviderRegistry {
   private readonly builtin = new Map<string, Provider>();
   private readonly configured = new Map<string, { row: ProviderRow; provider: Provider; generation: number; key: string | null }>();
   private readonly watch: ChangeWatch | null;
+  private readonly videoListeners: ((taskId: string) => void)[] = [];
   readonly http: UpstreamClient;
 
   constructor(
@@ -31,6 +32,22 @@ export class ProviderRegistry {
 
   register(provider: Provider): void {
     this.builtin.set(provider.id, provider);
+    this.listen(provider);
+  }
+
+  /**
+   * Hears every provider that pushes video updates (the built-in engine, a local engine's event
+   * stream): the ones registered, and configured ones as they are built.
+   */
+  onVideoUpdate(listener: (taskId: string) => void): void {
+    this.videoListeners.push(listener);
+    for (const provider of this.builtin.values()) if (isVideoProvider(provider)) provider.onVideoUpdate?.(listener);
+    for (const { provider } of this.configured.values()) if (isVideoProvider(provider)) provider.onVideoUpdate?.(listener);
+  }
+
+  private listen(provider: Provider): void {
+    if (!isVideoProvider(provider) || !provider.onVideoUpdate) return;
+    for (const listener of this.videoListeners) provider.onVideoUpdate(listener);
   }
 
   async get(id: string): Promise<Provider> {
@@ -49,7 +66,10 @@ export class ProviderRegistry {
     }
     const { key, problem } = this.configs!.readKey(row);
     const provider = this.build(row, key, problem);
+    this.listen(provider);
     this.configured.set(id, { row, provider, generation, key });
+    // The adapter it replaces may hold an event stream open; calls in flight on it finish as they are.
+    if (cached) void cached.provider.close?.().catch(() => undefined);
     return provider;
   }
 
@@ -71,6 +91,7 @@ export class ProviderRegistry {
   }
 
   async close(): Promise<void> {
+    await Promise.all([...this.configured.values()].map(({ provider }) => provider.close?.().catch(() => undefined)));
     await this.http.close();
   }
 

@@ -36,6 +36,8 @@ export class VideoScheduler {
   /** settled() callers waiting for the next background scan to start and end. */
   private nextScanWaiters: (() => void)[] = [];
   private stopped = true;
+  /** Providers' push updates are heard from the first start on (the registry keeps the listener). */
+  private listening = false;
   private readonly listeners = new Set<Listener>();
   /** Failed polls in a row per task (Retry-After, else backoff capped at a minute). */
   private readonly pollFailures: FailureBackoff;
@@ -77,17 +79,17 @@ export class VideoScheduler {
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
-    for (const provider of this.providers.list()) {
-      if ('onVideoUpdate' in provider && provider.onVideoUpdate) {
-        provider.onVideoUpdate((taskId) => {
-          // Make the task due now, so its change is recorded without waiting for the next tick.
-          this.tasks
-            .schedulePoll(taskId, 0)
-            .then(() => this.poke())
-            // Storage trouble here only delays the update: the next tick polls the task anyway.
-            .catch((error: unknown) => this.logger.warn({ err: error, taskId }, 'could not mark a video task due'));
-        });
-      }
+    if (!this.listening) {
+      this.listening = true;
+      this.providers.onVideoUpdate((taskId) => {
+        if (this.stopped) return;
+        // Make the task due now, so its change is recorded without waiting for the next tick.
+        this.tasks
+          .schedulePoll(taskId, 0)
+          .then(() => this.poke())
+          // Storage trouble here only delays the update: the next tick polls the task anyway.
+          .catch((error: unknown) => this.logger.warn({ err: error, taskId }, 'could not mark a video task due'));
+      });
     }
     this.timer = setInterval(() => this.poke(), this.intervalMs);
     this.timer.unref();
