@@ -1,0 +1,130 @@
+// The check of an owner's ComfyUI workflow when a model is put (mgw models put --workflow, the
+// studio's upload): the API format, known placeholders only, a prompt, an output the gateway can
+// read, and references that agree with the record. A refusal names the node and input at fault.
+//
+// References and the record (decided here, so every request the record lets through can run):
+// - an image model whose workflow uses {{image_1}}..{{image_N}} is an edit model: the record must
+//   allow edits with at least N references, and must not offer generation (a generation has no
+//   image to fill them with);
+// - an image model whose workflow uses no image placeholder is a generation model: a record that
+//   offers edits is refused, as their references would be silently ignored;
+// - a video model's workflow with image placeholders needs the record to require a reference
+//   and allow N; one without them must take no references.
+// The placeholders must be numbered from 1 without gaps: references fill them in order.
+import type { ModelRecord } from '../../../../shared/api-types.js';
+import { countOr } from '../../catalog/capability-read.js';
+import { invalid } from '../../errors.js';
+import { checkPlaceholders, IMAGE_PLACEHOLDERS, WORKFLOW_PLACEHOLDERS, type JsonValue, type Workflow } from '../templates/placeholders.js';
+
+/** Output nodes whose files the gateway reads as an image (their history entry's `images`). */
+export const IMAGE_OUTPUT_NODES = ['SaveImage', 'PreviewImage', 'SaveAnimatedWEBP', 'SaveAnimatedPNG'] as const;
+/** Output nodes whose file is a video: core SaveVideo/SaveWEBM (`images` + `animated`), VideoHelperSuite (`gifs`). */
+export const VIDEO_OUTPUT_NODES = ['SaveVideo', 'SaveWEBM', 'VHS_VideoCombine'] as const;
+
+const VIDEO_PLACEHOLDERS = ['seconds', 'fps', 'frames'];
+const PARAM = 'workflow';
+
+export type WorkflowNode = { [key: string]: JsonValue } & {
+  class_type: string;
+  inputs: { [key: string]: JsonValue };
+};
+
+export const isObject = (value: unknown): value is { [key: string]: JsonValue } => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The nodes of a workflow already checked (or built in), by id. */
+export function nodesOf(workflow: Workflow): [string, WorkflowNode][] {
+  const nodes: [string, WorkflowNode][] = [];
+  for (const [id, node] of Object.entries(workflow)) {
+    if (isObject(node) && typeof node.class_type === 'string' && isObject(node.inputs)) nodes.push([id, node as WorkflowNode]);
+  }
+  return nodes;
+}
+
+/** How many references a workflow takes: the highest {{image_N}} it uses. */
+export function referenceCount(used: readonly string[]): number {
+  let count = 0;
+  IMAGE_PLACEHOLDERS.forEach((name, i) => {
+    if (used.includes(name)) count = i + 1;
+  });
+  return count;
+}
+
+export const isVideoRecord = (record: ModelRecord): boolean => record.capabilities.video_generation === true;
+
+export function checkWorkflow(workflow: unknown, record: ModelRecord): Workflow {
+  if (!isObject(workflow)) throw invalid('The workflow must be a JSON object of nodes keyed by node id: a ComfyUI workflow saved with "Export (API)".', PARAM);
+  if (Array.isArray(workflow.nodes) && Array.isArray(workflow.links)) {
+    throw invalid('The workflow is in ComfyUI\u2019s UI format (nodes and links); save it with "Export (API)" instead.', PARAM);
+  }
+  const ids = Object.keys(workflow);
+  if (ids.length === 0) throw invalid('The workflow has no nodes.', PARAM);
+  for (const id of ids) checkNode(workflow, id);
+  const used = checkPlaceholders(workflow, WORKFLOW_PLACEHOLDERS, PARAM);
+  if (!used.includes('prompt')) throw invalid('The workflow has no {{prompt}}: put it as the text of the prompt node (a CLIPTextEncode "text" input, for example).', PARAM);
+  const video = isVideoRecord(record);
+  checkOutputs(workflow, video);
+  const references = referenceCount(used);
+  for (let i = 0; i < references; i++) {
+    if (!used.includes(IMAGE_PLACEHOLDERS[i]!)) {
+      throw invalid(`The workflow uses {{image_${references}}} but not {{${IMAGE_PLACEHOLDERS[i]}}}: reference images fill {{image_1}}, {{image_2}}, ... in order.`, PARAM);
+    }
+  }
+  if (video) checkVideoReferences(record, references);
+  else checkImageReferences(record, references, used);
+  return workflow;
+}
+
+function checkNode(workflow: { [key: string]: JsonValue }, id: string): void {
+  const node = workflow[id];
+  if (!isObject(node)) throw invalid(`Node ${id} of the workflow is not an object with class_type and inputs.`, PARAM);
+  if (typeof node.class_type !== 'string' || node.class_type.trim() === '') throw invalid(`Node ${id} of the workflow has no class_type.`, PARAM);
+  if (!isObject(node.inputs)) throw invalid(`Node ${id} (${node.class_type}) has no inputs object.`, PARAM);
+  for (const [name, value] of Object.entries(node.inputs)) {
+    // A link is [source node id, output index]; one to a node that is not there fails at the engine.
+    if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && typeof value[1] === 'number') {
+      if (!isObject(workflow[value[0]])) throw invalid(`Node ${id} (${node.class_type}) input "${name}" is linked to node ${value[0]}, which is not in the workflow.`, PARAM);
+    }
+  }
+}
+
+function checkOutputs(workflow: Workflow, video: boolean): void {
+  const classes = nodesOf(workflow).map(([, node]) => node.class_type);
+  const wanted: readonly string[] = video ? VIDEO_OUTPUT_NODES : IMAGE_OUTPUT_NODES;
+  if (classes.some((name) => wanted.includes(name))) return;
+  const kind = video ? 'a video model' : 'an image model';
+  throw invalid(`The workflow has no output node the gateway can read for ${kind}; add one of ${wanted.join(', ')}.`, PARAM);
+}
+
+function checkImageReferences(record: ModelRecord, references: number, used: string[]): void {
+  const videoOnly = used.filter((name) => VIDEO_PLACEHOLDERS.includes(name));
+  if (videoOnly.length > 0) {
+    throw invalid(`The workflow uses ${videoOnly.map((n) => `{{${n}}}`).join(', ')}, which only video models fill; set capabilities.video_generation for a video model.`, PARAM);
+  }
+  const caps = record.capabilities;
+  const edits = caps.image_edit === true;
+  if (references === 0) {
+    if (edits) throw invalid('The workflow uses no {{image_1}}, so an edit\u2019s reference images would be ignored; load them with LoadImage nodes whose image is {{image_1}}, ... or set capabilities.image_edit to false.', PARAM);
+    return;
+  }
+  if (!edits) throw invalid(`The workflow takes ${plural(references, 'reference image')} ({{image_1}}...), so the record must set capabilities.image_edit to true.`, PARAM);
+  if (caps.image_generation === true) {
+    throw invalid('The workflow takes reference images, which a generation does not send; set capabilities.image_generation to false (or use a workflow without {{image_N}} for a generation model).', PARAM);
+  }
+  const max = countOr(caps.max_reference_images, 1);
+  if (max < references) throw invalid(`The workflow takes ${plural(references, 'reference image')}, but the record allows ${max}; set capabilities.max_reference_images to at least ${references}.`, PARAM);
+}
+
+function checkVideoReferences(record: ModelRecord, references: number): void {
+  const caps = record.capabilities;
+  const max = countOr(caps.max_reference_images, 0);
+  if (references === 0) {
+    if (max > 0 || caps.requires_reference_image === true) {
+      throw invalid('The workflow uses no {{image_1}}, so the references the record allows would be ignored; set capabilities.max_reference_images to 0, or load them with LoadImage nodes whose image is {{image_1}}, ...', PARAM);
+    }
+    return;
+  }
+  if (caps.requires_reference_image !== true) throw invalid(`The workflow takes ${plural(references, 'reference image')}, so the record must set capabilities.requires_reference_image to true.`, PARAM);
+  if (max < references) throw invalid(`The workflow takes ${plural(references, 'reference image')}, but the record allows ${max}; set capabilities.max_reference_images to at least ${references}.`, PARAM);
+}
+
+const plural = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;

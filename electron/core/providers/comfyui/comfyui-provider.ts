@@ -1,0 +1,255 @@
+// ComfyUI as an image and video provider: any workflow in API format is a model. A request
+// uploads its references, fills the workflow's placeholders, queues it under a prompt id of the
+// gateway's and follows it on the event stream (progress) and /history (the outcome); the file
+// the workflow saved is read from /view. Video tasks live at the engine under their prompt id,
+// so a gateway restart resumes them by that id alone.
+import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { invalid } from '../../errors.js';
+import type { Logger } from '../../logger.js';
+import { sniffImage } from '../../images/image-sniff.js';
+import { referenceMime } from '../../videos/reference-store.js';
+import type { ImageEditJob, ImageJob, ImageOutcome, ImageProvider, VideoJob, VideoPoll, VideoProvider } from '../provider.js';
+import type { Workflow } from '../templates/placeholders.js';
+import type { UpstreamProviderConfig } from '../upstream/upstream-client.js';
+import { UpstreamAdapter } from '../upstream/upstream-adapter.js';
+import { invalidResponse } from '../upstream/upstream-errors.js';
+import type { UpstreamClient } from '../upstream/upstream-client.js';
+import { ComfyEngine } from './comfyui-engine.js';
+import { LOST, runFailed } from './comfyui-errors.js';
+import { checkReferenceCount, fillWorkflow, imageOutput, outcomeOf, videoOutput, type FillRequest } from './comfyui-mapping.js';
+import { isFinished, PromptProgress } from './comfyui-progress.js';
+import { ComfySocket, type SocketBackoff } from './comfyui-socket.js';
+import { saveMp4 } from './comfyui-video.js';
+import { waitForEnd, type WaitPolls } from './comfyui-wait.js';
+import { editWorkflow, textToImageWorkflow, withCheckpoint } from './comfyui-workflow.js';
+
+const MAX_IMAGE_BYTES = 96 * 1024 * 1024;
+const MAX_VIDEO_BYTES = 2 * 1024 * 1024 * 1024;
+const DOWNLOAD_TIMEOUT_MS = 600_000;
+/** How long a request waits for the event stream to open before queueing without it (history is polled then). */
+const SOCKET_WAIT_MS = 2_000;
+const FALLBACK_TIMEOUT_MS = 600_000;
+const EXTENSION = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp' } as const;
+
+export interface ComfyProviderOptions {
+  polls?: WaitPolls;
+  socketBackoff?: SocketBackoff;
+}
+
+/** A video prompt queued by this process: its progress from the event stream, and the task it is for. */
+interface VideoWatch {
+  taskId: string;
+  progress: PromptProgress;
+  stop: () => void;
+}
+
+export class ComfyUIProvider extends UpstreamAdapter<UpstreamProviderConfig> implements ImageProvider, VideoProvider {
+  readonly kind = 'comfyui';
+  private readonly engine: ComfyEngine;
+  private readonly socket: ComfySocket;
+  private readonly videos = new Map<string, VideoWatch>();
+  /** Tasks whose prompt the engine lost once in this process: the second time, the task fails. */
+  private readonly lostOnce = new Set<string>();
+  private readonly listeners = new Set<(taskId: string) => void>();
+
+  constructor(
+    config: UpstreamProviderConfig,
+    http: UpstreamClient,
+    private readonly logger: Logger,
+    private readonly options: ComfyProviderOptions = {},
+  ) {
+    super(config, http);
+    this.engine = new ComfyEngine(this.base, http);
+    this.socket = new ComfySocket(this.base, logger, options.socketBackoff);
+  }
+
+  generateImage(job: ImageJob): Promise<ImageOutcome> {
+    return this.runImage(job, job.workflow ?? null, []);
+  }
+
+  editImage(job: ImageEditJob): Promise<ImageOutcome> {
+    return this.runImage(job, job.workflow ?? null, job.images);
+  }
+
+  onVideoUpdate(listener: (taskId: string) => void): void {
+    this.listeners.add(listener);
+  }
+
+  /** Closes the event stream (the adapter is replaced, or the gateway is stopping); calls in flight go on polling /history. */
+  async close(): Promise<void> {
+    for (const watch of this.videos.values()) watch.stop();
+    this.videos.clear();
+    this.socket.close();
+  }
+
+  private async runImage(job: ImageJob, owned: Workflow | null, images: ImageEditJob['images']): Promise<ImageOutcome> {
+    const deadline = Date.now() + (this.config.timeoutMs ?? FALLBACK_TIMEOUT_MS);
+    const template = owned ?? (images.length > 0 ? editWorkflow(images.length) : textToImageWorkflow());
+    checkReferenceCount(template, images.length, 'image');
+    const names = [];
+    for (const image of images) names.push(await this.engine.upload(image.bytes, image.mime, uploadName(image.mime), job.signal));
+    const { width, height } = outputSize(job, images);
+    let workflow = fillWorkflow(template, { prompt: job.prompt, width, height, images: names, imageParam: 'image' });
+    if (!owned) workflow = withCheckpoint(workflow, job.upstreamModel);
+
+    const progress = new PromptProgress(workflow);
+    const report = (message: Parameters<PromptProgress['feed']>[0]) => {
+      if (progress.feed(message)) job.onProgress?.(progress.percent);
+    };
+    let promptId: string = randomUUID();
+    // Watched before it is queued, so its first steps are not missed.
+    let unwatch = this.socket.watch(promptId, report);
+    try {
+      await this.socket.ready(SOCKET_WAIT_MS);
+      const queued = await this.queue(workflow, promptId, job.signal);
+      if (queued !== promptId) {
+        unwatch();
+        unwatch = this.socket.watch(queued, report);
+        promptId = queued;
+      }
+      const end = await waitForEnd({ engine: this.engine, socket: this.socket, promptId, deadline, ...(job.signal ? { signal: job.signal } : {}), ...(this.options.polls ? { polls: this.options.polls } : {}) });
+      if (end.state === 'lost') throw runFailed(LOST);
+      const outcome = outcomeOf(end.entry);
+      if (outcome.state === 'failed') throw runFailed(outcome.message);
+      const file = imageOutput(outcome.outputs);
+      if (!file) throw invalidResponse('the workflow saved no image');
+      const bytes = await this.download(file, job.signal);
+      return { bytes, usage: this.estimateImageUsage(job) };
+    } catch (error) {
+      // A client that left, or a run past the provider's timeout, must not go on using the GPU.
+      if (job.signal?.aborted || Date.now() >= deadline) await this.stop(promptId);
+      throw error;
+    } finally {
+      unwatch();
+    }
+  }
+
+  private async queue(workflow: Workflow, promptId: string, signal?: AbortSignal): Promise<string> {
+    return this.engine.queuePrompt(workflow, this.socket.clientId, promptId, signal);
+  }
+
+  private async stop(promptId: string): Promise<void> {
+    try {
+      await this.engine.cancel(promptId);
+    } catch (error) {
+      this.logger.warn({ provider: this.id, promptId, err: (error as Error).message }, 'could not stop a ComfyUI prompt');
+    }
+  }
+
+  private async download(file: Parameters<ComfyEngine['view']>[0], signal?: AbortSignal): Promise<Buffer> {
+    const { body } = await this.engine.view(file, MAX_IMAGE_BYTES, 120_000, signal);
+    const chunks: Buffer[] = [];
+    for await (const chunk of body) chunks.push(chunk);
+    return Buffer.concat(chunks);
+  }
+
+  async submitVideo(job: VideoJob): Promise<string> {
+    if (!job.workflow) throw invalid(`The model ${job.modelId} has no ComfyUI video workflow; the owner must put one with --workflow.`, 'model');
+    checkReferenceCount(job.workflow, job.referencePaths.length, 'input_reference');
+    const names = [];
+    for (const path of job.referencePaths) {
+      const mime = referenceMime(path);
+      names.push(await this.engine.upload(await readFile(path), mime, uploadName(mime)));
+    }
+    const request: FillRequest = { prompt: job.prompt, width: job.width, height: job.height, images: names, video: { seconds: job.seconds, fps: job.fps }, imageParam: 'input_reference' };
+    const workflow = fillWorkflow(job.workflow, request);
+    let promptId: string = randomUUID();
+    this.follow(promptId, job.taskId, workflow);
+    try {
+      await this.socket.ready(SOCKET_WAIT_MS);
+      const queued = await this.queue(workflow, promptId);
+      if (queued !== promptId) {
+        this.forget(promptId);
+        this.follow(queued, job.taskId, workflow);
+        promptId = queued;
+      }
+      return promptId;
+    } catch (error) {
+      this.forget(promptId);
+      throw error;
+    }
+  }
+
+  /**
+   * Where a prompt stands, from /history (ended) and /queue (pending or running); progress
+   * from the events this process heard. After a restart nothing was heard (the engine sends a
+   * prompt's events to the client that queued it): the task still ends through /history.
+   */
+  async pollVideo(job: VideoJob, upstreamId: string): Promise<VideoPoll> {
+    let entry = await this.engine.history(upstreamId);
+    if (entry === null) {
+      const place = await this.engine.place(upstreamId);
+      if (place !== 'absent') {
+        const percent = this.videos.get(upstreamId)?.progress.percent ?? 0;
+        return place === 'running' ? { state: 'in_progress', progress: Math.min(99, percent) } : { state: 'queued', progress: 0 };
+      }
+      entry = await this.engine.history(upstreamId);
+      if (entry === null) return this.lost(job, upstreamId);
+    }
+    const outcome = outcomeOf(entry);
+    if (outcome.state === 'failed') {
+      this.forget(upstreamId);
+      this.lostOnce.delete(job.taskId);
+      return { state: 'failed', message: outcome.message };
+    }
+    const file = videoOutput(outcome.outputs);
+    if (!file) {
+      this.forget(upstreamId);
+      return { state: 'failed', message: 'The workflow finished without saving a video; its output node must be SaveVideo or VHS_VideoCombine saving MP4.' };
+    }
+    const problem = await saveMp4(await this.engine.view(file, MAX_VIDEO_BYTES, DOWNLOAD_TIMEOUT_MS), job.outputPath);
+    this.forget(upstreamId);
+    this.lostOnce.delete(job.taskId);
+    return problem ? { state: 'failed', message: problem } : { state: 'completed', output: { kind: 'file', path: job.outputPath } };
+  }
+
+  async cancelVideo(job: VideoJob, upstreamId: string): Promise<void> {
+    this.forget(upstreamId);
+    this.lostOnce.delete(job.taskId);
+    await this.engine.cancel(upstreamId);
+  }
+
+  /** The engine no longer knows the prompt: queued again once, then the task fails rather than loop. */
+  private lost(job: VideoJob, upstreamId: string): VideoPoll {
+    this.forget(upstreamId);
+    this.logger.warn({ provider: this.id, taskId: job.taskId, promptId: upstreamId }, 'ComfyUI no longer knows a video prompt');
+    if (this.lostOnce.has(job.taskId)) {
+      this.lostOnce.delete(job.taskId);
+      return { state: 'failed', message: LOST };
+    }
+    this.lostOnce.add(job.taskId);
+    return { state: 'unknown' };
+  }
+
+  private follow(promptId: string, taskId: string, workflow: Workflow): void {
+    const progress = new PromptProgress(workflow);
+    const stop = this.socket.watch(promptId, (message) => {
+      const changed = progress.feed(message);
+      // After this one the history holds the outcome, which the next poll reads: the stream is done.
+      const finished = isFinished(message);
+      if (finished) this.videos.get(promptId)?.stop();
+      if (changed || finished) for (const listener of this.listeners) listener(taskId);
+    });
+    this.videos.set(promptId, { taskId, progress, stop });
+  }
+
+  private forget(promptId: string): void {
+    this.videos.get(promptId)?.stop();
+    this.videos.delete(promptId);
+  }
+}
+
+function uploadName(mime: keyof typeof EXTENSION): string {
+  return `mgw-${randomUUID()}.${EXTENSION[mime]}`;
+}
+
+/**
+ * The size the workflow renders: the one asked for, else (an edit without a size keeps its
+ * reference's) the first reference's, down to a multiple of 8 as latents need.
+ */
+function outputSize(job: ImageJob, images: ImageEditJob['images']): { width: number; height: number } {
+  const first = !job.sizeGiven && images[0] ? sniffImage(images[0].bytes) : null;
+  if (!first) return { width: job.width, height: job.height };
+  return { width: Math.max(64, Math.floor(first.width / 8) * 8), height: Math.max(64, Math.floor(first.height / 8) * 8) };
+}
