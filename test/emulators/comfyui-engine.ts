@@ -6,7 +6,8 @@
 // executed (when it has ui), progress_state (finish). Per prompt: execution_start,
 // execution_cached, ..., execution_success | execution_error | execution_interrupted.
 import { createHash } from 'node:crypto';
-import { ExecutionList, isLink, type Prompt } from './comfyui-graph.js';
+import { isLink, type Prompt } from './comfyui-graph.js';
+import { ExecutionList } from './comfyui-order.js';
 import type { NodeDef } from './comfyui-nodes.js';
 import type { FileStore } from './comfyui-files.js';
 import type { WsHub } from './comfyui-ws.js';

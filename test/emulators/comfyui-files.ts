@@ -6,9 +6,12 @@
 import { createHash } from 'node:crypto';
 import { posix } from 'node:path';
 import sharp from 'sharp';
-import { type Reply, json } from './http-kit.js';
+import { type Reply, json as jsonReply } from './http-kit.js';
 import { isMultipart, parseMultipart } from './multipart.js';
 import { contentTypeOf } from './comfyui-media.js';
+
+/** web.json_response: application/json; charset=utf-8. */
+const json = (status: number, value: unknown): Reply => jsonReply(status, value, { 'content-type': 'application/json; charset=utf-8' });
 
 export type FolderType = 'input' | 'output' | 'temp';
 

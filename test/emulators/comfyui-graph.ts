@@ -1,8 +1,7 @@
-// Prompt validation and the execution order, ported from ComfyUI's execution.py (validate_prompt,
-// validate_inputs: the same checks, error dicts {type, message, details, extra_info} worded the
-// same, node_errors {errors, dependent_outputs, class_type}) and comfy_execution/graph.py
-// (ExecutionList: the topological dissolve with ux_friendly_pick_node), comfy_execution/
-// validation.py (validate_node_input) and graph_utils.py (is_link).
+// Prompt validation, ported from ComfyUI's execution.py (validate_prompt, validate_inputs: the
+// same checks, error dicts {type, message, details, extra_info} worded the same, node_errors
+// {errors, dependent_outputs, class_type}), comfy_execution/graph.py (get_input_info),
+// comfy_execution/validation.py (validate_node_input) and graph_utils.py (is_link).
 // Differences: Python iterates an input set (hash order); this iterates required then optional.
 import type { InputSpec, NodeDef, NodeEnv } from './comfyui-nodes.js';
 import { PyError, pyBool, pyFloatOf, pyInt, pyRepr, pyStr, pyTypeName } from './comfyui-python.js';
@@ -68,9 +67,12 @@ function linkedType(prompt: Prompt, registry: Map<string, NodeDef>, link: unknow
 
 type Verdict = [boolean, ComfyError[], string];
 
-function validateInputs(prompt: Prompt, id: string, registry: Map<string, NodeDef>, env: NodeEnv, validated: Map<string, Verdict>): Verdict {
+function validateInputs(prompt: Prompt, id: string, registry: Map<string, NodeDef>, env: NodeEnv, validated: Map<string, Verdict>, stack = new Set<string>()): Verdict {
   const known = validated.get(id);
   if (known) return known;
+  // A cycle recurses until Python's RecursionError, caught by the nearest caller's try.
+  if (stack.has(id)) throw new PyError('RecursionError', 'maximum recursion depth exceeded');
+  stack.add(id);
   const node = prompt[id]!;
   if (!('inputs' in node)) throw new PyError('KeyError', "'inputs'");
   if (!isObject(node.inputs)) throw new PyError('TypeError', `argument of type '${pyTypeName(node.inputs)}' is not iterable`);
@@ -108,7 +110,7 @@ function validateInputs(prompt: Prompt, id: string, registry: Map<string, NodeDe
       }
       const from = val[0] as string;
       try {
-        if (!validateInputs(prompt, from, registry, env, validated)[0]) valid = false;
+        if (!validateInputs(prompt, from, registry, env, validated, stack)[0]) valid = false;
       } catch (error) {
         valid = false;
         const ex = asPyError(error);
@@ -137,11 +139,11 @@ function validateInputs(prompt: Prompt, id: string, registry: Map<string, NodeDe
     if (validateArgs.includes(x)) continue;
     const num = (v: unknown) => pyRepr(v, floatType);
     if (typeof extra.min === 'number' && typeof val === 'number' && val < extra.min) {
-      errors.push({ type: 'value_smaller_than_min', message: `Value ${num(val)} smaller than min of ${pyRepr(extra.min)}`, details: x, extra_info: { input_name: x, input_config: info, received_value: val } });
+      errors.push({ type: 'value_smaller_than_min', message: `Value ${num(val)} smaller than min of ${num(extra.min)}`, details: x, extra_info: { input_name: x, input_config: info, received_value: val } });
       continue;
     }
     if (typeof extra.max === 'number' && typeof val === 'number' && val > extra.max) {
-      errors.push({ type: 'value_bigger_than_max', message: `Value ${num(val)} bigger than max of ${pyRepr(extra.max)}`, details: x, extra_info: { input_name: x, input_config: info, received_value: val } });
+      errors.push({ type: 'value_bigger_than_max', message: `Value ${num(val)} bigger than max of ${num(extra.max)}`, details: x, extra_info: { input_name: x, input_config: info, received_value: val } });
       continue;
     }
     if (Array.isArray(inputType) && !inputType.some((option) => option === val)) {
@@ -171,6 +173,7 @@ function validateInputs(prompt: Prompt, id: string, registry: Map<string, NodeDe
   }
 
   const verdict: Verdict = errors.length > 0 || !valid ? [false, errors, id] : [true, [], id];
+  stack.delete(id);
   validated.set(id, verdict);
   return verdict;
 }
@@ -234,70 +237,4 @@ export function validatePrompt(raw: unknown, partial: unknown, registry: Map<str
     return { ok: false, nodeErrors, error: { type: 'prompt_outputs_failed_validation', message: 'Prompt outputs failed validation', details, extra_info: {} } };
   }
   return { ok: true, outputs: good, nodeErrors };
-}
-
-/** comfy_execution/graph.py ExecutionList, without lazy inputs, subgraphs or async nodes. */
-export class ExecutionList {
-  private pending = new Map<string, true>();
-  private blockCount = new Map<string, number>();
-  private blocking = new Map<string, Set<string>>();
-
-  constructor(
-    private readonly prompt: Prompt,
-    private readonly registry: Map<string, NodeDef>,
-    private readonly isCached: (id: string) => boolean,
-  ) {}
-
-  addNode(id: string): void {
-    const stack = [id];
-    const links: [string, string][] = [];
-    while (stack.length > 0) {
-      const current = stack.pop()!;
-      if (this.pending.has(current)) continue;
-      this.pending.set(current, true);
-      this.blockCount.set(current, 0);
-      this.blocking.set(current, new Set());
-      for (const value of Object.values(this.prompt[current]!.inputs)) {
-        if (isLink(value) && !this.isCached(value[0])) {
-          stack.push(value[0]);
-          links.push([value[0], current]);
-        }
-      }
-    }
-    for (const [from, to] of links) this.addStrongLink(from, to);
-  }
-
-  private addStrongLink(from: string, to: string): void {
-    if (this.isCached(from)) return;
-    this.addNode(from);
-    const blocked = this.blocking.get(from)!;
-    if (!blocked.has(to)) {
-      blocked.add(to);
-      this.blockCount.set(to, (this.blockCount.get(to) ?? 0) + 1);
-    }
-  }
-
-  isEmpty(): boolean {
-    return this.pending.size === 0;
-  }
-
-  /** The next node to run (stage_node_execution + ux_friendly_pick_node). */
-  next(): string {
-    const available = [...this.pending.keys()].filter((id) => this.blockCount.get(id) === 0);
-    if (available.length === 0) throw new PyError('graph.DependencyCycleError', 'Dependency cycle detected');
-    const isOutput = (id: string) => this.registry.get(this.prompt[id]!.class_type)?.outputNode === true;
-    const blocks = (id: string) => [...(this.blocking.get(id) ?? [])];
-    return (
-      available.find(isOutput) ??
-      available.find((id) => blocks(id).some(isOutput)) ??
-      available.find((id) => blocks(id).some((b) => blocks(b).some(isOutput))) ??
-      available[0]!
-    );
-  }
-
-  complete(id: string): void {
-    this.pending.delete(id);
-    for (const blocked of this.blocking.get(id) ?? []) this.blockCount.set(blocked, (this.blockCount.get(blocked) ?? 0) - 1);
-    this.blocking.delete(id);
-  }
 }

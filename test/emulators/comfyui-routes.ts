@@ -5,7 +5,7 @@
 // GET /system_stats, /features, /embeddings, /models, /models/{folder}, /object_info[/{class}].
 // Bodies of bare 200s are empty, as web.Response(status=200) sends them.
 import type { IncomingMessage } from 'node:http';
-import { type Reply, json, parseJsonObject, queryOf } from './http-kit.js';
+import { type Reply, json as jsonReply, parseJsonObject, queryOf } from './http-kit.js';
 import { ServerCrash, validatePrompt, type NodeErrors, type Prompt } from './comfyui-graph.js';
 import { nodeInfo, type NodeDef, type NodeEnv } from './comfyui-nodes.js';
 import { type FileStore, type UploadRecord, uploadImage, viewFile } from './comfyui-files.js';
@@ -13,6 +13,9 @@ import type { PromptQueue } from './comfyui-queue.js';
 import type { Executor } from './comfyui-engine.js';
 import { SERVER_FEATURES } from './comfyui-ws.js';
 import { pyFloatOf, pyInt, pyStr, uuid4 } from './comfyui-python.js';
+
+/** web.json_response: application/json; charset=utf-8. */
+const json = (status: number, value: unknown): Reply => jsonReply(status, value, { 'content-type': 'application/json; charset=utf-8' });
 
 export interface RecordedPrompt {
   prompt_id: string;

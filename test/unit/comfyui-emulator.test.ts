@@ -328,6 +328,23 @@ describe('ComfyUI emulator: refusals and faults', () => {
     expect(comfy.wsConnections.map((c) => c.clientId)).toEqual(['client-d', 'client-d']);
   });
 
+  test('feature_flags negotiation switches previews to PREVIEW_IMAGE_WITH_METADATA; HTTP faults', async () => {
+    const ws = await open('client-p');
+    ws.ws.send(JSON.stringify({ type: 'feature_flags', data: { supports_preview_metadata: true } }));
+    const flags = await ws.waitFor((m) => m.type === 'feature_flags');
+    expect(flags.data).toEqual({ supports_preview_metadata: true, max_upload_size: 104857600 });
+    const id = (await queuePrompt(textToImage({ steps: 2 }), 'client-p')).prompt_id;
+    await ws.done(id);
+    const frame = ws.binary[0]!;
+    expect(frame.readUInt32BE(0)).toBe(4);
+    const meta = JSON.parse(frame.subarray(8, 8 + frame.readUInt32BE(4)).toString());
+    expect(meta).toMatchObject({ node_id: '3', prompt_id: id, image_type: 'image/jpeg' });
+
+    comfy.inject('GET /history/{prompt_id}', { status: 500, times: 1 });
+    expect((await fetch(`${comfy.origin}/history/${id}`)).status).toBe(500);
+    expect((await fetch(`${comfy.origin}/history/${id}`)).status).toBe(200);
+  });
+
   test('noWebSocket, down/up and forget', async () => {
     comfy.noWebSocket(true);
     await expect(WsClient.open(comfy.origin, 'client-x')).rejects.toThrow(/403/);
