@@ -1,61 +1,16 @@
-// The node classes the ComfyUI emulator knows, declared as the real ones are (INPUT_TYPES,
-// RETURN_TYPES, OUTPUT_NODE, VALIDATE_INPUTS, IS_CHANGED), and /object_info built from them as
-// server.py's node_info() (V1 nodes) or comfy_api/latest/_io.py's get_v1_info() (V3 nodes) does.
-// Sources: nodes.py (CheckpointLoaderSimple, CLIPTextEncode, EmptyLatentImage, KSampler,
-// VAEDecode, VAEEncode, LoadImage, SaveImage, PreviewImage), comfy/samplers.py (sampler and
-// scheduler names), comfy_extras/nodes_hunyuan.py (EmptyHunyuanLatentVideo), nodes_lt.py
-// (EmptyLTXVLatentVideo), nodes_video.py (SaveWEBM, SaveVideo, CreateVideo), and
-// Kosinkadink/ComfyUI-VideoHelperSuite videohelpersuite/nodes.py (VHS_VideoCombine) with its
-// video_formats/*.json.
+// The core node classes the ComfyUI emulator knows, declared as nodes.py declares them
+// (INPUT_TYPES, RETURN_TYPES, OUTPUT_NODE, VALIDATE_INPUTS, IS_CHANGED): CheckpointLoaderSimple,
+// CLIPTextEncode, EmptyLatentImage, KSampler (sampler and scheduler names from comfy/samplers.py),
+// VAEDecode, VAEEncode, LoadImage, ImageScale, LatentBlend, SaveImage, PreviewImage; the video
+// ones are in comfyui-nodes-video.ts. /object_info entries are built as server.py's node_info()
+// (V1 nodes) or comfy_api/latest/_io.py's get_v1_info() (V3 nodes) builds them.
 
 import { PyError, pyTypeName } from './comfyui-python.js';
+import { HIDDEN_V1, MAX_RESOLUTION, int, v1, type InputSpec, type NodeDef, type NodeEnv } from './comfyui-node-types.js';
+import { VIDEO_NODE_DEFS } from './comfyui-nodes-video.js';
 
-export type ComboOptions = (string | number)[];
-/** (input_type, extra_info): input_type is a type name or, for an old-style combo, the option list. */
-export type InputSpec = [string | ComboOptions, Record<string, unknown>] | [string | ComboOptions];
-export interface InputTypes {
-  required: Record<string, InputSpec>;
-  optional?: Record<string, InputSpec>;
-  hidden?: Record<string, string | [string]>;
-}
-
-export interface NodeEnv {
-  checkpoints: readonly string[];
-  /** sorted(files) of the input directory's top level that are images (LoadImage's list). */
-  inputImages(): string[];
-  /** folder_paths.exists_annotated_filepath (names like 'sub/a.png' or 'a.png [output]'). */
-  annotatedExists(name: string): boolean;
-  /** How CheckpointLoaderSimple's ckpt_name shows in /object_info. */
-  comboForm: 'list' | 'combo';
-}
-
-export interface NodeDef {
-  name: string;
-  displayName: string;
-  category: string;
-  description: string;
-  pythonModule: string;
-  /** A comfy_api V3 node (io.ComfyNode): its combos are typed 'COMBO' and are not checked by validate_inputs. */
-  v3: boolean;
-  inputTypes(env: NodeEnv): InputTypes;
-  returnTypes: string[];
-  returnNames?: string[];
-  outputTooltips?: string[];
-  outputNode: boolean;
-  experimental?: boolean;
-  /** VALIDATE_INPUTS: the argument names it takes, and its answer (true or a reason). */
-  validate?: { args: string[]; run(values: Record<string, unknown>, env: NodeEnv): true | string };
-  /** Has IS_CHANGED (LoadImage: the file's sha256), so re-uploads invalidate its cache entry. */
-  isChanged?: boolean;
-  /** "UNIQUE_ID" among its hidden inputs: its node id is part of its cache signature. */
-  uniqueIdHidden?: boolean;
-  /** VHS MultiInput: input types accepted besides the declared one. */
-  multiInput?: Record<string, string[]>;
-}
-
-export const MAX_RESOLUTION = 16384;
-const HIDDEN_V1 = { prompt: 'PROMPT', extra_pnginfo: 'EXTRA_PNGINFO' };
-const HIDDEN_V3: Record<string, [string]> = { prompt: ['PROMPT'], extra_pnginfo: ['EXTRA_PNGINFO'] };
+export type { ComboOptions, InputSpec, InputTypes, NodeDef, NodeEnv } from './comfyui-node-types.js';
+export { VHS_FORMATS } from './comfyui-nodes-video.js';
 
 export const SAMPLERS = [
   'euler', 'euler_cfg_pp', 'euler_ancestral', 'euler_ancestral_cfg_pp', 'heun', 'heunpp2', 'dpm_2', 'dpm_2_ancestral',
@@ -66,49 +21,6 @@ export const SAMPLERS = [
   'ddim', 'uni_pc', 'uni_pc_bh2',
 ];
 export const SCHEDULERS = ['simple', 'sgm_uniform', 'karras', 'exponential', 'ddim_uniform', 'beta', 'normal', 'linear_quadratic', 'kl_optimal'];
-
-/** VHS formats: base video_formats/*.json (gifski skipped: no gifski binary), with what the emulator writes. */
-export const VHS_FORMATS: Record<string, { extension: string; kind: 'mp4' | 'webm' | 'gif' | 'webp' | 'other' }> = {
-  'image/gif': { extension: 'gif', kind: 'gif' },
-  'image/webp': { extension: 'webp', kind: 'webp' },
-  'video/16bit-png': { extension: 'png', kind: 'other' },
-  'video/8bit-png': { extension: 'png', kind: 'other' },
-  'video/ProRes': { extension: 'mov', kind: 'other' },
-  'video/av1-webm': { extension: 'webm', kind: 'webm' },
-  'video/ffmpeg-gif': { extension: 'gif', kind: 'gif' },
-  'video/ffv1-mkv': { extension: 'mkv', kind: 'other' },
-  'video/h264-mp4': { extension: 'mp4', kind: 'mp4' },
-  'video/h265-mp4': { extension: 'mp4', kind: 'mp4' },
-  'video/nvenc_av1-mp4': { extension: 'mp4', kind: 'mp4' },
-  'video/nvenc_h264-mp4': { extension: 'mp4', kind: 'mp4' },
-  'video/nvenc_hevc-mp4': { extension: 'mp4', kind: 'mp4' },
-  'video/webm': { extension: 'webm', kind: 'webm' },
-};
-const CRF = (d: number) => ['crf', 'INT', { default: d, min: 0, max: 100, step: 1 }];
-const META = [['save_metadata', 'BOOLEAN', { default: true }], ['trim_to_audio', 'BOOLEAN', { default: false }]];
-const VHS_WIDGETS: Record<string, unknown[]> = {
-  'video/h264-mp4': [['pix_fmt', ['yuv420p', 'yuv420p10le']], CRF(19), ...META],
-  'video/webm': [['pix_fmt', ['yuv420p', 'yuva420p']], CRF(20), ...META],
-  'image/webp': [['lossless', 'BOOLEAN', { default: true }]],
-};
-
-const v1 = (name: string, rest: Omit<NodeDef, 'name' | 'v3' | 'pythonModule' | 'displayName'> & { displayName?: string; pythonModule?: string }): NodeDef => ({
-  name,
-  v3: false,
-  pythonModule: 'nodes',
-  displayName: name,
-  ...rest,
-});
-const v3 = (name: string, module: string, rest: Omit<NodeDef, 'name' | 'v3' | 'pythonModule' | 'displayName' | 'description'> & { displayName?: string; description?: string }): NodeDef => ({
-  name,
-  v3: true,
-  pythonModule: `comfy_extras.${module}`,
-  displayName: name,
-  description: '',
-  ...rest,
-});
-
-const int = (d: number, min: number, max: number, extra: Record<string, unknown> = {}): InputSpec => ['INT', { default: d, min, max, ...extra }];
 
 export const NODE_DEFS: NodeDef[] = [
   v1('CheckpointLoaderSimple', {
@@ -182,6 +94,21 @@ export const NODE_DEFS: NodeDef[] = [
       },
     },
   }),
+  v1('ImageScale', {
+    displayName: 'Upscale Image', category: 'image/upscaling', description: '',
+    inputTypes: () => ({
+      required: {
+        image: ['IMAGE'], upscale_method: [['nearest-exact', 'bilinear', 'area', 'bicubic', 'lanczos']],
+        width: int(512, 0, MAX_RESOLUTION, { step: 1 }), height: int(512, 0, MAX_RESOLUTION, { step: 1 }), crop: [['disabled', 'center']],
+      },
+    }),
+    returnTypes: ['IMAGE'], outputNode: false,
+  }),
+  v1('LatentBlend', {
+    displayName: 'Latent Blend', category: '_for_testing', description: '',
+    inputTypes: () => ({ required: { samples1: ['LATENT'], samples2: ['LATENT'], blend_factor: ['FLOAT', { default: 0.5, min: 0, max: 1, step: 0.01 }] } }),
+    returnTypes: ['LATENT'], outputNode: false,
+  }),
   v1('SaveImage', {
     displayName: 'Save Image', category: 'image', description: 'Saves the input images to your ComfyUI output directory.',
     inputTypes: () => ({
@@ -198,73 +125,7 @@ export const NODE_DEFS: NodeDef[] = [
     inputTypes: () => ({ required: { images: ['IMAGE'] }, hidden: HIDDEN_V1 }),
     returnTypes: [], outputNode: true,
   }),
-  v1('EmptyHunyuanLatentVideo', {
-    pythonModule: 'comfy_extras.nodes_hunyuan', category: 'latent/video', description: '',
-    inputTypes: () => ({
-      required: { width: int(848, 16, MAX_RESOLUTION, { step: 16 }), height: int(480, 16, MAX_RESOLUTION, { step: 16 }), length: int(25, 1, MAX_RESOLUTION, { step: 4 }), batch_size: int(1, 1, 4096) },
-    }),
-    returnTypes: ['LATENT'], outputNode: false,
-  }),
-  v3('EmptyLTXVLatentVideo', 'nodes_lt', {
-    category: 'latent/video/ltxv',
-    inputTypes: () => ({
-      required: { width: int(768, 64, MAX_RESOLUTION, { step: 32 }), height: int(512, 64, MAX_RESOLUTION, { step: 32 }), length: int(97, 1, MAX_RESOLUTION, { step: 8 }), batch_size: int(1, 1, 4096) },
-    }),
-    returnTypes: ['LATENT'], outputNode: false,
-  }),
-  v3('SaveWEBM', 'nodes_video', {
-    category: 'image/video', experimental: true,
-    inputTypes: () => ({
-      required: {
-        images: ['IMAGE', {}],
-        filename_prefix: ['STRING', { default: 'ComfyUI', multiline: false }],
-        codec: ['COMBO', { multiselect: false, options: ['vp9', 'av1'] }],
-        fps: ['FLOAT', { default: 24.0, min: 0.01, max: 1000.0, step: 0.01 }],
-        crf: ['FLOAT', { tooltip: 'Higher crf means lower quality with a smaller file size, lower crf means higher quality higher filesize.', default: 32.0, min: 0, max: 63.0, step: 1 }],
-      },
-      hidden: HIDDEN_V3,
-    }),
-    returnTypes: [], outputNode: true,
-  }),
-  v3('SaveVideo', 'nodes_video', {
-    displayName: 'Save Video', category: 'image/video', description: 'Saves the input images to your ComfyUI output directory.',
-    inputTypes: () => ({
-      required: {
-        video: ['VIDEO', { tooltip: 'The video to save.' }],
-        filename_prefix: ['STRING', { tooltip: 'The prefix for the file to save. This may include formatting information such as %date:yyyy-MM-dd% or %Empty Latent Image.width% to include values from nodes.', default: 'video/ComfyUI', multiline: false }],
-        format: ['COMBO', { tooltip: 'The format to save the video as.', default: 'auto', multiselect: false, options: ['auto', 'mp4'] }],
-        codec: ['COMBO', { tooltip: 'The codec to use for the video.', default: 'auto', multiselect: false, options: ['auto', 'h264'] }],
-      },
-      hidden: HIDDEN_V3,
-    }),
-    returnTypes: [], outputNode: true,
-  }),
-  v3('CreateVideo', 'nodes_video', {
-    displayName: 'Create Video', category: 'image/video', description: 'Create a video from images.',
-    inputTypes: () => ({
-      required: { images: ['IMAGE', { tooltip: 'The images to create a video from.' }], fps: ['FLOAT', { default: 30.0, min: 1.0, max: 120.0, step: 1.0 }] },
-      optional: { audio: ['AUDIO', { tooltip: 'The audio to add to the video.' }] },
-    }),
-    returnTypes: ['VIDEO'], outputNode: false,
-  }),
-  v1('VHS_VideoCombine', {
-    displayName: 'Video Combine 🎥🅥🅗🅢', pythonModule: 'custom_nodes.ComfyUI-VideoHelperSuite', category: 'Video Helper Suite 🎥🅥🅗🅢', description: '',
-    inputTypes: () => ({
-      required: {
-        images: ['IMAGE'],
-        frame_rate: ['FLOAT', { default: 8, min: 1, step: 1 }],
-        loop_count: ['INT', { default: 0, min: 0, max: 100, step: 1 }],
-        filename_prefix: ['STRING', { default: 'AnimateDiff' }],
-        format: [Object.keys(VHS_FORMATS), { formats: VHS_WIDGETS }],
-        pingpong: ['BOOLEAN', { default: false }],
-        save_output: ['BOOLEAN', { default: true }],
-      },
-      optional: { audio: ['AUDIO'], meta_batch: ['VHS_BatchManager'], vae: ['VAE'] },
-      hidden: { prompt: 'PROMPT', extra_pnginfo: 'EXTRA_PNGINFO', unique_id: 'UNIQUE_ID' },
-    }),
-    returnTypes: ['VHS_FILENAMES'], returnNames: ['Filenames'], outputNode: true, uniqueIdHidden: true,
-    multiInput: { images: ['IMAGE', 'LATENT'], frame_rate: ['FLOAT', 'INT'] },
-  }),
+  ...VIDEO_NODE_DEFS,
 ];
 
 export function nodeRegistry(options: { videoHelperSuite: boolean }): Map<string, NodeDef> {

@@ -129,6 +129,21 @@ export const NODE_RUNS: Record<string, (call: NodeCall) => Promise<NodeResult>> 
     const pixels = args.pixels as Image;
     return { outputs: [{ kind: 'LATENT', width: Math.floor(pixels.width / 8), height: Math.floor(pixels.height / 8), length: 1, batch: pixels.count, spatial: 8, temporal: 1, seed: pixels.seed }] };
   },
+  ImageScale: async ({ args }) => {
+    // nodes.py ImageScale.upscale: 0 keeps the aspect ratio from the other side; both 0 keep the image.
+    const image = args.image as Image;
+    let width = n(args.width);
+    let height = n(args.height);
+    if (width === 0 && height === 0) return { outputs: [image] };
+    if (width === 0) width = Math.max(1, Math.round((image.width * height) / image.height));
+    else if (height === 0) height = Math.max(1, Math.round((image.height * width) / image.width));
+    return { outputs: [{ ...image, width, height }] };
+  },
+  LatentBlend: async ({ args }) => {
+    // samples_out = samples1.copy(): the blend has the first latent's shape.
+    const [first, second] = [args.samples1 as Latent, args.samples2 as Latent];
+    return { outputs: [{ ...first, seed: (first.seed * 31 + second.seed) >>> 0 }] };
+  },
   LoadImage: async ({ args, store }) => {
     const name = String(args.image);
     const file = store.resolveAnnotated(name);

@@ -200,6 +200,22 @@ describe('ComfyUI emulator: running prompts', () => {
     const image = entry.outputs['9'] as { images: { filename: string; subfolder: string; type: string }[] };
     const res = await fetch(`${comfy.origin}/view?${new URLSearchParams(image.images[0]!)}`);
     expect(await sharp(Buffer.from(await res.arrayBuffer())).metadata()).toMatchObject({ width: 296, height: 200 });
+
+    // Two references, each scaled (ImageScale) and encoded, blended (LatentBlend); values as strings.
+    const second = (await upload('second.png', await pngOf(120, 90, 30))).name;
+    const graph = editGraph(name);
+    graph['12'] = { class_type: 'ImageScale', inputs: { image: ['10', 0], upscale_method: 'lanczos', width: '256', height: '192', crop: 'center' } };
+    graph['13'] = { class_type: 'LoadImage', inputs: { image: second } };
+    graph['14'] = { class_type: 'ImageScale', inputs: { image: ['13', 0], upscale_method: 'lanczos', width: '256', height: '192', crop: 'center' } };
+    graph['15'] = { class_type: 'VAEEncode', inputs: { pixels: ['14', 0], vae: ['4', 2] } };
+    graph['11'].inputs.pixels = ['12', 0];
+    graph['16'] = { class_type: 'LatentBlend', inputs: { samples1: ['11', 0], samples2: ['15', 0], blend_factor: 0.5 } };
+    graph['3'].inputs.latent_image = ['16', 0];
+    const blended = (await queuePrompt(graph, 'client-b')).prompt_id;
+    const out = (await comfy.waitForHistory(blended)).outputs['9'] as { images: { filename: string }[] };
+    expect(out.images[0]!.filename).toBe('ComfyUI_00002_.png');
+    expect(await sharp(comfy.file('output', 'ComfyUI_00002_.png')!).metadata()).toMatchObject({ width: 256, height: 192 });
+    expect((await comfy.waitForHistory(blended)).prompt[2]['12']!.inputs.width).toBe(256);
   });
 
   test('video: SaveVideo writes a real H.264 MP4; VHS reports gifs; SaveWEBM is WebM', async () => {
