@@ -6,10 +6,14 @@
 // node info, COMBO inputs), comfy_execution/{graph,caching,progress,validation}.py, folder_paths.py,
 // nodes.py, comfy/samplers.py, comfy_extras/nodes_{video,hunyuan,lt}.py, comfyui_version.py; and
 // Kosinkadink/ComfyUI-VideoHelperSuite (VHS_VideoCombine: ui {gifs: [...]}, video_formats/).
-// Split by concern: comfyui-routes (HTTP), comfyui-ws (websocket hub), comfyui-graph (validation,
-// order), comfyui-engine (execution, events, cache), comfyui-queue (queue, worker, history),
-// comfyui-nodes (node classes, /object_info), comfyui-run (what nodes produce), comfyui-files
-// (upload, view), comfyui-media (PNG/JPEG/MP4/WebM bytes), comfyui-python (Python wording).
+// Split by concern: comfyui-routes (HTTP), comfyui-ws (websocket hub), comfyui-graph
+// (validation), comfyui-order (execution order), comfyui-engine (execution, events, cache),
+// comfyui-queue (queue, worker, history), comfyui-node-types / comfyui-nodes /
+// comfyui-nodes-video (node classes, /object_info), comfyui-run (what nodes produce),
+// comfyui-files (upload, view), comfyui-media (PNG/JPEG/MP4/WebM bytes), comfyui-stats
+// (/system_stats), comfyui-python (Python wording of messages).
+// Not modelled: subgraphs/node expansion, lazy inputs, async nodes, /upload/mask, /userdata,
+// /internal, LRU cache; tensors are replaced by their sizes.
 //
 // Fault injection (methods of the returned object):
 //   down() / up()          stop accepting connections (listener closed, sockets and websockets
