@@ -4,7 +4,7 @@ import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import type { ModelRecord } from '../../shared/api-types.js';
 import { checkpointName } from '../../electron/core/providers/a1111/a1111-admin.js';
-import { A1111_DEFAULTS, editSize, img2imgBody, imageOfAnswer, infoOf, settingsOf, txt2imgBody } from '../../electron/core/providers/a1111/a1111-mapping.js';
+import { A1111_DEFAULTS, editSize, img2imgBody, imageOfAnswer, infoOf, settingsOf, substitutions, txt2imgBody } from '../../electron/core/providers/a1111/a1111-mapping.js';
 import { basicAuth, progressPercent } from '../../electron/core/providers/a1111/a1111-provider.js';
 import { engineImageRecord } from '../../electron/core/providers/engine-records.js';
 import type { ImageEditJob, ImageJob } from '../../electron/core/providers/provider.js';
@@ -91,7 +91,7 @@ describe('a1111 answers', () => {
     const png = await makeImage(64, 48);
     const b64 = png.toString('base64');
     const info = JSON.stringify({ seed: 1234567, prompt: 'x' });
-    expect(await imageOfAnswer({ images: [b64], parameters: {}, info })).toEqual({ bytes: png, b64, seed: 1234567 });
+    expect(await imageOfAnswer({ images: [b64], parameters: {}, info })).toEqual({ bytes: png, b64, seed: 1234567, info: { seed: 1234567, prompt: 'x' } });
     for (const odd of ['', 'not json', '[1,2]', '"a string"', null, 42]) {
       expect((await imageOfAnswer({ images: [b64], parameters: {}, info: odd })).seed).toBeNull();
     }
@@ -121,6 +121,18 @@ describe('a1111 answers', () => {
   it('a PNG cut short is a 502', async () => {
     const png = await makeImage(256, 256);
     await expect(imageOfAnswer({ images: [png.subarray(0, png.length - 200).toString('base64')] })).rejects.toMatchObject({ code: 'upstream_invalid_response' });
+  });
+
+  it('what the engine used instead of what was asked (an unknown sampler or checkpoint) is found in info', () => {
+    const sent = txt2imgBody(job());
+    expect(substitutions({ sampler_name: 'Euler a', sd_model_hash: '31e35c80fc' }, sent)).toEqual([]);
+    expect(substitutions({ sampler_name: 'DPM++ 2M', sd_model_hash: '6ce0161689' }, sent)).toEqual([
+      'sampler "DPM++ 2M" for "Euler a"',
+      'checkpoint 6ce0161689 for "sdxl.safetensors [31e35c80fc]"',
+    ]);
+    // A title without a hash (not hashed yet) or no info: nothing to compare.
+    expect(substitutions({ sd_model_hash: 'ffff' }, txt2imgBody(job({ upstreamModel: 'sdxl.safetensors' })))).toEqual([]);
+    expect(substitutions(null, sent)).toEqual([]);
   });
 
   it('progress: 0-99 of a running job; an idle engine says nothing', () => {

@@ -138,6 +138,8 @@ export interface A1111Image {
   b64: string | null;
   /** The seed the engine drew, when its `info` says. */
   seed: number | null;
+  /** The answer's `info`, when it was JSON. */
+  info: Record<string, unknown> | null;
 }
 
 /**
@@ -155,8 +157,26 @@ export async function imageOfAnswer(body: unknown): Promise<A1111Image> {
   const bytes = Buffer.from(text, 'base64');
   if (!sniffImage(bytes) || !(await decodes(bytes))) throw invalidResponse('the image does not decode');
   const canonical = text.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(text);
-  const seed = infoOf(isObject(body) ? body.info : undefined)?.seed;
-  return { bytes, b64: canonical ? text : null, seed: Number.isSafeInteger(seed) ? (seed as number) : null };
+  const info = infoOf(isObject(body) ? body.info : undefined);
+  const seed = info?.seed;
+  return { bytes, b64: canonical ? text : null, seed: Number.isSafeInteger(seed) ? (seed as number) : null, info };
+}
+
+/**
+ * What the engine used in place of what was asked, as its `info` tells: it silently falls back
+ * to its first sampler for a name it does not know (sd_samplers.get_sampler_and_scheduler) and
+ * to the loaded checkpoint for a title it does not know (process_images). For the owner's log:
+ * the image is what the engine made, and the hash forms differ across versions to fail on.
+ */
+export function substitutions(info: Record<string, unknown> | null, sent: Txt2ImgBody): string[] {
+  if (!info) return [];
+  const found: string[] = [];
+  if (typeof info.sampler_name === 'string' && info.sampler_name !== sent.sampler_name) found.push(`sampler "${info.sampler_name}" for "${sent.sampler_name}"`);
+  const hash = /\[([0-9a-f]{8,})\]$/i.exec(sent.override_settings.sd_model_checkpoint)?.[1];
+  if (hash && typeof info.sd_model_hash === 'string' && info.sd_model_hash !== '' && info.sd_model_hash.toLowerCase() !== hash.toLowerCase()) {
+    found.push(`checkpoint ${info.sd_model_hash} for "${sent.override_settings.sd_model_checkpoint}"`);
+  }
+  return found;
 }
 
 /**

@@ -16,7 +16,7 @@ import type { ImageEditJob, ImageJob, ImageOutcome, ImageProvider } from '../pro
 import type { UpstreamClient, UpstreamProviderConfig } from '../upstream/upstream-client.js';
 import { UpstreamAdapter } from '../upstream/upstream-adapter.js';
 import { postGeneration } from './a1111-http.js';
-import { img2imgBody, imageOfAnswer, isObject, txt2imgBody, type Txt2ImgBody } from './a1111-mapping.js';
+import { img2imgBody, imageOfAnswer, isObject, substitutions, txt2imgBody, type Txt2ImgBody } from './a1111-mapping.js';
 
 export interface A1111ProviderConfig extends UpstreamProviderConfig {
   /** Pause between progress reads while a generation runs (default 500 ms). */
@@ -71,6 +71,8 @@ export class A1111Provider extends UpstreamAdapter<A1111ProviderConfig> implemen
           this.logger,
         );
         const image = await imageOfAnswer(answer);
+        const swapped = substitutions(image.info, body);
+        if (swapped.length > 0) this.logger.warn({ provider: this.id, used: swapped }, 'a1111 used other settings than asked (unknown to the engine?)');
         if (image.seed !== null) this.logger.debug({ provider: this.id, seed: image.seed }, 'a1111 image generated');
         job.onProgress?.(100);
         return { bytes: image.bytes, ...(image.b64 ? { b64: image.b64 } : {}), usage: this.estimateImageUsage(job) };
