@@ -32,6 +32,9 @@ export interface RestartableServer {
   close(): Promise<void>;
 }
 
+/** Thrown in work that began before the emulator went down (its process would be gone). */
+export class ServerRestarted extends Error {}
+
 /** A reply a handler returns when it has nothing to send (its socket went away meanwhile). */
 export const NO_REPLY: Reply = { status: 0, headers: {}, body: Buffer.alloc(0) };
 
