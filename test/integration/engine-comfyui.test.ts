@@ -8,6 +8,10 @@ import { APIError, toFile } from 'openai';
 import type { ModelRecord, VideoTask } from '../../shared/api-types.js';
 import { tokenCostNano } from '../../electron/core/billing/pricing.js';
 import { estimateImageUsage } from '../../electron/core/providers/image-usage.js';
+import { ComfyUIProvider } from '../../electron/core/providers/comfyui/comfyui-provider.js';
+import { UpstreamClient } from '../../electron/core/providers/upstream/upstream-client.js';
+import { silentLogger } from '../../electron/core/logger.js';
+import { engineImageRecord } from '../../electron/core/providers/engine-records.js';
 import { startComfyUIEmulator, type ComfyUIEmulator } from '../emulators/comfyui-emulator.js';
 import { probeMp4 } from '../helpers/emulator-checks.js';
 import { startTestGateway, USD, type TestGateway } from '../helpers/gateway.js';
@@ -20,11 +24,14 @@ const LTX = 'ltx-video-2b-v0.9.5.safetensors';
 let comfy: ComfyUIEmulator;
 let t: TestGateway;
 let key: { id: string; token: string; accountId: string };
+/** What the first discovery added (every test can then use the discovered models on its own). */
+let discovered: { added: string[] };
 
 beforeAll(async () => {
   comfy = await startComfyUIEmulator({ stepDelayMs: 1, previews: true });
   t = await startTestGateway();
   await t.gateway.providerConfigs.add({ id: 'comfy', kind: 'comfyui', baseUrl: comfy.origin });
+  discovered = await t.gateway.providerAdmin.discover('comfy');
   key = await t.key('balance', { balanceNano: 100 * USD });
 });
 afterAll(async () => {
@@ -119,8 +126,8 @@ describe('owner operations', () => {
     expect(check.facts.find((f) => f.label === 'GPU')!.value).not.toMatch(/cuda:\d|cudaMallocAsync/);
     expect(check.models).toContain('v1-5-pruned-emaonly-fp16.safetensors');
 
-    const found = await t.gateway.providerAdmin.discover('comfy');
-    expect(found.added.sort()).toEqual(['comfy/ltx-video-2b-v0.9.5', 'comfy/sd_xl_base_1.0', SD15]);
+    expect(discovered.added.sort()).toEqual(['comfy/ltx-video-2b-v0.9.5', 'comfy/sd_xl_base_1.0', SD15]);
+    expect((await t.gateway.providerAdmin.discover('comfy')).added).toEqual([]);
     const entry = (await t.gateway.catalog.find(SD15))!;
     expect(entry.upstreamModel).toBe('v1-5-pruned-emaonly-fp16.safetensors');
     expect(entry.record.capabilities).toMatchObject({ image_generation: true, image_edit: true, max_reference_images: 3 });
@@ -182,6 +189,24 @@ describe('images from a discovered checkpoint (built-in workflows)', () => {
     const sent = promptNodes().prompt;
     expect(ofClass(sent, 'LoadImage').map((n) => n.inputs.image)).toEqual(uploaded.map((u) => u.name));
     expect(Number(ofClass(sent, 'KSampler')[0]!.inputs.denoise)).toBeLessThan(1);
+  });
+});
+
+describe('the adapter itself', () => {
+  it("reports an image's progress from the engine's steps, rising to 100", async () => {
+    const provider = new ComfyUIProvider({ id: 'direct', baseUrl: comfy.origin, apiKey: () => null, timeoutMs: 60_000 }, new UpstreamClient(silentLogger, () => []), silentLogger);
+    try {
+      const record = engineImageRecord({ upstreamModel: 'v1-5-pruned-emaonly-fp16.safetensors', name: 'sd15', maxReferenceImages: 3 }, 'direct/sd15', 'direct', 0);
+      const seen: number[] = [];
+      const outcome = await provider.generateImage({ model: record, upstreamModel: 'v1-5-pruned-emaonly-fp16.safetensors', prompt: 'steps', width: 512, height: 512, sizeGiven: true, workflow: null, onProgress: (p) => seen.push(p) });
+      expect((await decodeB64(outcome.bytes.toString('base64'))).format).toBe('png');
+      expect(seen.length).toBeGreaterThanOrEqual(5);
+      expect(seen.every((value, i) => i === 0 || value > seen[i - 1]!)).toBe(true);
+      expect(seen.at(-1)).toBe(100);
+      expect(seen.at(-2)).toBeLessThan(100);
+    } finally {
+      await provider.close();
+    }
   });
 });
 
