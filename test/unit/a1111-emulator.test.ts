@@ -135,6 +135,11 @@ describe('auth and error flavors', () => {
     expect(invalid.status).toBe(422);
     expect(await invalid.json()).toEqual({ detail: [{ type: 'int_parsing', loc: ['body', 'steps'], msg: 'Input should be a valid integer, unable to parse string as an integer', input: 'many', url: 'https://errors.pydantic.dev/2.8/v/int_parsing' }] });
     expect(e.txt2img).toHaveLength(0);
+    const bad = await post(e, '/sdapi/v1/options', { sd_model_checkpoint: 'missing' }, basic('u:p'));
+    expect([bad.status, await bad.json()]).toEqual([500, { error: 'RuntimeError', detail: '', body: '', message: "model 'missing' not found" }]);
+    // Forge's set_config stores the name as given (A1111 stores the loaded checkpoint's title).
+    await post(e, '/sdapi/v1/options', { sd_model_checkpoint: 'sd_xl_base_1.0' }, basic('u:p'));
+    expect(((await (await get(e, '/sdapi/v1/options', basic('u:p'))).json()) as Record<string, unknown>).sd_model_checkpoint).toBe('sd_xl_base_1.0');
   });
 
   test('A1111: failNext in its own shapes, 422 as pydantic v1 {loc, msg, type}', async () => {

@@ -200,6 +200,18 @@ describe('async jobs', () => {
     expect(await answer(await post(e, '/sdcpp/v1/img_gen', { prompt: 'x', strength: 2 }))).toEqual([400, { error: 'invalid generation parameters' }]);
   });
 
+  test('with a zero TTL a finished job is purged at once: 410 on the next read', async () => {
+    const e = await start({ jobTtlMs: 0 });
+    const job = (await (await post(e, '/sdcpp/v1/img_gen', { prompt: 'p', width: 64, height: 64 })).json()) as Job;
+    let last = 0;
+    for (let i = 0; i < 2000 && last !== 410; i++) {
+      last = (await get(e, `/sdcpp/v1/jobs/${job.id}`)).status;
+      if (last === 200) await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    expect(last).toBe(410);
+    expect(e.imageJobs[0]).toMatchObject({ status: 'completed' });
+  });
+
   test('the default video format needs WebM support: a build without it refuses it; down() loses every job', async () => {
     const e = await start({ model: WAN, capabilities: { videoFormats: ['webp', 'avi'] } });
     expect(await answer(await post(e, '/sdcpp/v1/vid_gen', { prompt: 'p' }))).toEqual([400, { error: 'invalid output_format, must be one of [webp, avi]' }]);
