@@ -84,6 +84,13 @@ describe('check and discover', () => {
     expect((await t.gateway.providerAdmin.check('fg')).facts).toContainEqual({ label: 'Engine', value: 'Forge' });
   });
 
+  it("check shows the free VRAM when the engine's /sdapi/v1/memory reports a CUDA GPU", async () => {
+    // The emulator serves no /memory (the check tolerates that above); its answer as api.py get_memory builds it.
+    const cuda = { system: { free: 8 * 1024 ** 3, used: 16 * 1024 ** 3, total: 24 * 1024 ** 3 }, active: {}, allocated: {}, reserved: {}, inactive: {}, events: {} };
+    forge.inject('GET /sdapi/v1/memory', { status: 200, body: JSON.stringify({ ram: { free: 1, used: 1, total: 2 }, cuda }), times: 1 });
+    expect((await t.gateway.providerAdmin.check('fg')).facts).toContainEqual({ label: 'Free VRAM', value: '8.0 GiB of 24.0 GiB' });
+  });
+
   it('check fails plainly: wrong credentials, no credentials, no --api, nothing listening', async () => {
     expect(await t.gateway.providerAdmin.check('a1-wrong')).toMatchObject({ ok: false, message: expect.stringMatching(/refused the owner.s credentials.*USER:PASS/) });
     expect(await t.gateway.providerAdmin.check('a1-nokey')).toMatchObject({ ok: false, message: expect.stringMatching(/asks for credentials.*USER:PASS/) });

@@ -30,7 +30,8 @@ export async function checkA1111(target: ProviderTarget): Promise<ProviderCheck>
   const vram = await get(target, '/sdapi/v1/memory').then(freeVram, () => null);
   if (vram) facts.push({ label: 'Free VRAM', value: vram });
   const listed = models ? `; ${models.length} checkpoint${models.length === 1 ? '' : 's'}` : '';
-  return { ok: true, message: `Connected: the engine answers its API with the key${listed}.`, models: (models ?? []).map((m) => m.title), facts };
+  const keyed = target.apiKey ? ' with the key' : '';
+  return { ok: true, message: `Connected: the engine answers its API${keyed}${listed}.`, models: (models ?? []).map((m) => m.title), facts };
 }
 
 export async function discoverA1111(target: ProviderTarget): Promise<DiscoveredModel[]> {

@@ -63,7 +63,8 @@ export class A1111Provider extends UpstreamAdapter<A1111ProviderConfig> implemen
       };
       if (job.signal?.aborted) leave();
       else job.signal?.addEventListener('abort', leave, { once: true });
-      const watching = job.onProgress ? this.watchProgress(job.onProgress, controller.signal) : null;
+      // Not awaited: it ends by itself once the signal is aborted (a read in flight then finishes unheard).
+      if (job.onProgress) void this.watchProgress(job.onProgress, controller.signal);
       try {
         const key = this.config.apiKey();
         const answer = await postGeneration(
@@ -74,10 +75,12 @@ export class A1111Provider extends UpstreamAdapter<A1111ProviderConfig> implemen
         const swapped = substitutions(image.info, body);
         if (swapped.length > 0) this.logger.warn({ provider: this.id, used: swapped }, 'a1111 used other settings than asked (unknown to the engine?)');
         if (image.seed !== null) this.logger.debug({ provider: this.id, seed: image.seed }, 'a1111 image generated');
+        controller.abort(); // no progress read may land after the 100
         job.onProgress?.(100);
         return { bytes: image.bytes, ...(image.b64 ? { b64: image.b64 } : {}), usage: this.estimateImageUsage(job) };
       } catch (error) {
-        if (!ended) throw error;
+        // A GatewayError is the engine's own answer (or a broken one), even if the end came meanwhile.
+        if (!ended || error instanceof GatewayError) throw error;
         // The call was ended here: the engine would go on rendering for no one.
         await this.interrupt();
         if (ended === 'left') throw new GatewayError('upstream_unavailable', 'The image request was cancelled.');
@@ -86,7 +89,6 @@ export class A1111Provider extends UpstreamAdapter<A1111ProviderConfig> implemen
         clearTimeout(timer);
         job.signal?.removeEventListener('abort', leave);
         controller.abort(); // stops the progress reads
-        await watching;
       }
     });
   }
@@ -111,7 +113,8 @@ export class A1111Provider extends UpstreamAdapter<A1111ProviderConfig> implemen
     while (!signal.aborted) {
       try {
         await sleep(this.config.progressPollMs ?? 500, undefined, { signal });
-        const { body } = await this.http.json<unknown>({ method: 'GET', url, headers: basicAuth(this.config.apiKey()), timeoutMs: 10_000, signal });
+        // Without the signal: a read cut short would be logged as a failed upstream call.
+        const { body } = await this.http.json<unknown>({ method: 'GET', url, headers: basicAuth(this.config.apiKey()), timeoutMs: 10_000 });
         const percent = progressPercent(body);
         if (percent !== null && percent > last && !signal.aborted) {
           last = percent;
