@@ -67,9 +67,13 @@ export class ComfySocket {
     return () => this.stateListeners.delete(listener);
   }
 
-  /** Resolves true once the connection is open, false when an attempt fails or `timeoutMs` passes. */
+  /**
+   * Resolves true once the connection is open, false when the attempt under way fails or
+   * `timeoutMs` passes. Between attempts (backing off after failures) it does not wait at all:
+   * an engine whose stream is refused must not slow every request down.
+   */
   ready(timeoutMs: number): Promise<boolean> {
-    if (this.isOpen || this.closed) return Promise.resolve(this.isOpen);
+    if (this.isOpen || this.closed || !this.ws) return Promise.resolve(this.isOpen);
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);
