@@ -203,6 +203,26 @@ describe('one click, one request (references encoded inside the busy state)', ()
 });
 
 describe('images store', () => {
+  it('shows the progress events of its own running request only, and drops them once answered', async () => {
+    const client = createFakeClient();
+    const store = createImagesStore(client);
+    let answer!: (value: { item: ReturnType<typeof item> }) => void;
+    client.handle('images.generate', () => new Promise((resolve) => (answer = resolve)));
+    const running = store.getState().generate({ model: 'comfy/sdxl', prompt: 'slow' });
+    const { progressId } = store.getState();
+    expect(progressId).toMatch(/^p-/);
+    expect(client.calls.at(-1)?.input).toMatchObject({ progress_id: progressId });
+    store.getState().applyProgress('p-someone-else', 80);
+    expect(store.getState().progress).toBeNull();
+    store.getState().applyProgress(progressId!, 35);
+    expect(store.getState().progress).toBe(35);
+    answer({ item: item('img_slow') });
+    await running;
+    expect(store.getState()).toMatchObject({ progress: null, progressId: null, generating: false });
+    store.getState().applyProgress(progressId!, 90);
+    expect(store.getState().progress).toBeNull();
+  });
+
   it('adds a generated item to the front of the gallery and shows it as the result', async () => {
     const client = createFakeClient();
     const store = createImagesStore(client);
@@ -214,7 +234,7 @@ describe('images store', () => {
     expect(result?.id).toBe('img_new');
     expect(client.calls.at(-1)).toEqual({
       method: 'images.generate',
-      input: { model: 'local-image', prompt: 'a lighthouse', size: '512x512' },
+      input: { model: 'local-image', prompt: 'a lighthouse', size: '512x512', progress_id: expect.stringMatching(/^p-/) },
     });
     const state = store.getState();
     expect(state.gallery.map((i) => i.id)).toEqual(['img_new', 'img_old']);

@@ -4,6 +4,7 @@
 // an output on disk: failing a task removes one already there (downloaded or rendered before a
 // write failed, a restart, or a cancel), and a completion that finds its task already ended
 // removes the file it brought.
+import { sql } from 'kysely';
 import { stat } from 'node:fs/promises';
 import type { BillingService } from '../billing/billing-service.js';
 import type { Clock } from '../clock.js';
@@ -106,13 +107,23 @@ export class VideoTaskStore {
   }
 
   /** Progress of an active task (never moves a terminal task, never goes backwards). */
+  /**
+   * Records a poll's status and progress. Within one status progress never goes back: a provider
+   * that lost count (a local engine's event stream, heard again only after a gateway restart)
+   * must not move a bar backwards.
+   */
   async progress(id: string, status: 'queued' | 'in_progress', progress: number): Promise<boolean> {
+    const percent = Math.max(0, Math.min(99, Math.round(progress)));
     const result = await this.store.db
       .updateTable('video_tasks')
-      .set({ status, progress: Math.max(0, Math.min(99, Math.round(progress))), updated_at: this.clock.now() })
+      .set({
+        status,
+        progress: sql<number>`case when status = ${status} and progress > ${percent} then progress else ${percent} end`,
+        updated_at: this.clock.now(),
+      })
       .where('id', '=', id)
       .where('status', 'in', [...ACTIVE_STATUSES])
-      .where((eb) => eb.or([eb('status', '!=', status), eb('progress', '!=', Math.round(progress))]))
+      .where((eb) => eb.or([eb('status', '!=', status), eb('progress', '<', percent)]))
       .executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
   }

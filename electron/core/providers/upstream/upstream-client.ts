@@ -70,7 +70,9 @@ export class UpstreamClient {
 
   private client(): Promise<{ agent: Agent; request: Undici['request'] }> {
     return (this.undici ??= import('undici').then(({ Agent, request }) => ({
-      agent: new Agent({ connect: { timeout: this.timeouts.connectMs }, keepAliveTimeout: 30_000, connections: 128, pipelining: 1 }),
+      // No headers or body timeout of undici's own (300 s each): every call has its deadline
+      // below, and a local engine answers an image only when it is done, minutes later maybe.
+      agent: new Agent({ connect: { timeout: this.timeouts.connectMs }, headersTimeout: 0, bodyTimeout: 0, keepAliveTimeout: 30_000, connections: 128, pipelining: 1 }),
       request,
     })));
   }
@@ -209,7 +211,7 @@ export class UpstreamClient {
       const text = await response.body.text().catch(() => '');
       this.logBody({ ...request, url }, response.statusCode, text, 'upstream answered with an error');
       const mapped = errorForStatus(response.statusCode, upstreamRetryAfter((name) => headerOf(response.headers, name)));
-      throw new UpstreamStatusError(mapped, response.statusCode, headerOf(response.headers, 'x-fal-error-type') ?? errorTypeIn(text));
+      throw new UpstreamStatusError(mapped, response.statusCode, headerOf(response.headers, 'x-fal-error-type') ?? errorTypeIn(text), text.slice(0, MAX_ERROR_BODY_CHARS));
     }
   }
 
@@ -231,6 +233,8 @@ export class UpstreamClient {
 const UTF8 = new TextDecoder();
 /** How much of an upstream body the log keeps. */
 const LOGGED_BODY_CHARS = 2000;
+/** How much of an error body adapters may read (to tell refusals apart; never passed to a client). */
+const MAX_ERROR_BODY_CHARS = 65_536;
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 function redirectTarget(from: string, location: string): URL {

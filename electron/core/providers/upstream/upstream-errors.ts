@@ -16,6 +16,8 @@ export class UpstreamStatusError extends GatewayError {
     mapped: GatewayError,
     readonly upstreamStatus: number,
     readonly upstreamErrorType: string | null,
+    /** The answer's body (its head), for adapters whose upstream tells refusals apart only there. */
+    readonly upstreamBody: string = '',
   ) {
     super(mapped.code, mapped.message, mapped.param, mapped.headers);
   }
