@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { aviFrames, AviFormatError, bufferSource, fileSource, isMjpeg, readAviInfo } from '../../electron/engine/video/avi-reader.js';
-import { buildMjpegAvi, type AviOptions } from '../helpers/avi-writer.js';
+import { writeMjpegAvi } from '../emulators/avi-mjpeg.js';
+import { buildMjpegAvi, testFrameJpeg, type AviOptions } from '../helpers/avi-writer.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'avi-reader-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -29,6 +30,13 @@ describe('AVI reader', () => {
     expect(info).toMatchObject({ width: 64, height: 48, fps: 12, frames: 5, codec: 'MJPG', stream: 0 });
     expect(isMjpeg(info.codec)).toBe(true);
     expect(info.movi).toHaveLength(1);
+  });
+
+  it('reads the sd.cpp emulator\u2019s AVI (written apart, from the same source) frame for frame', async () => {
+    const jpegs = await Promise.all(colors.map((c, i) => testFrameJpeg(80, 48, c, i)));
+    const bytes = writeMjpegAvi(jpegs, { width: 80, height: 48, fps: 16 });
+    expect(await readAviInfo(bufferSource(bytes))).toMatchObject({ width: 80, height: 48, fps: 16, frames: 5, codec: 'MJPG', stream: 0 });
+    expect(await framesOf(bytes)).toEqual(jpegs);
   });
 
   it('yields each JPEG frame in order, from a file read piece by piece', async () => {
