@@ -2,7 +2,9 @@
 // {"error": "..."} sentences become the gateway's own words, never its text; 429 keeps
 // Retry-After; 5xx and no answer are 503.
 import { describe, expect, it } from 'vitest';
-import { engineErrorOf, sdcppError } from '../../electron/core/providers/sdcpp/sdcpp-errors.js';
+import { GatewayError } from '../../electron/core/errors.js';
+import { engineErrorOf, fromUpstream, sdcppError, SdcppStatusError } from '../../electron/core/providers/sdcpp/sdcpp-errors.js';
+import { errorForStatus, UpstreamStatusError } from '../../electron/core/providers/upstream/upstream-errors.js';
 
 describe('sd.cpp errors', () => {
   it('reads the flat error sentence, and nothing from other bodies', () => {
@@ -49,5 +51,15 @@ describe('sd.cpp errors', () => {
     expect(sdcppError(404, null, null)).toMatchObject({ code: 'upstream_unavailable', message: expect.stringMatching(/does not serve this route/) });
     expect(sdcppError(410, 'job expired', null)).toMatchObject({ code: 'upstream_bad_request', message: expect.stringMatching(/expired/) });
     expect(sdcppError(409, 'job is currently generating and cannot be interrupted yet', null)).toMatchObject({ code: 'upstream_bad_request' });
+  });
+
+  it('maps the shared client\u2019s refusal again from the body it kept; other errors pass as they are', () => {
+    const refused = new UpstreamStatusError(errorForStatus(400, null), 400, null, '{"error":"loaded model does not support vid_gen"}');
+    expect(fromUpstream(refused)).toMatchObject({ code: 'upstream_bad_request', engineStatus: 400, message: expect.stringMatching(/does not generate videos/) });
+    const limited = new UpstreamStatusError(errorForStatus(429, '4'), 429, null, '{"error":"job queue is full"}');
+    expect(fromUpstream(limited)).toMatchObject({ code: 'upstream_rate_limited', headers: { 'retry-after': '4' } });
+    expect(fromUpstream(new UpstreamStatusError(errorForStatus(404, null), 404, null, ''))).toBeInstanceOf(SdcppStatusError);
+    const down = new GatewayError('upstream_unavailable', 'down');
+    expect(fromUpstream(down)).toBe(down);
   });
 });

@@ -4,7 +4,7 @@
 // sentence is read only to pick one of our own; the engine's text never reaches a client (an
 // exception's message may carry paths of the owner's machine).
 import { GatewayError } from '../../errors.js';
-import { errorForStatus } from '../upstream/upstream-errors.js';
+import { errorForStatus, UpstreamStatusError } from '../upstream/upstream-errors.js';
 
 export const ENGINE = 'The stable-diffusion.cpp server';
 
@@ -81,8 +81,15 @@ function mapped(status: number, engineError: string | null, retryAfter: string |
   return new GatewayError('upstream_bad_request', `${ENGINE} refused the request${reason ? `: ${reason}` : ''}.`);
 }
 
-/** A poll, a cancel or a check that got no answer in time. */
-export const engineTimedOut = (): GatewayError => new GatewayError('upstream_unavailable', `${ENGINE} did not answer in time.`);
+/**
+ * An error of the shared upstream client in this engine's terms: a non-2xx answer is mapped again
+ * from its flat body (kept on the UpstreamStatusError for adapters, never for clients), its
+ * Retry-After kept; anything else (no answer, a broken body) passes as it is.
+ */
+export function fromUpstream(error: unknown): unknown {
+  if (!(error instanceof UpstreamStatusError)) return error;
+  return sdcppError(error.upstreamStatus, engineErrorOf(error.upstreamBody), error.headers['retry-after'] ?? null);
+}
 
 /** A generation the client left, or the provider's timeout ended. */
 export const generationEnded = (why: 'timeout' | 'left'): GatewayError =>

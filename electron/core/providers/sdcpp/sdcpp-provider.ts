@@ -12,10 +12,9 @@ import type { Logger } from '../../logger.js';
 import { PROVIDER_KIND_INFO } from '../../../../shared/provider-kinds.js';
 import type { ImageEditJob, ImageJob, ImageOutcome, ImageProvider, VideoJob, VideoPoll, VideoProvider } from '../provider.js';
 import { referenceMime } from '../../videos/reference-store.js';
-import type { UpstreamClient, UpstreamProviderConfig } from '../upstream/upstream-client.js';
+import type { UpstreamClient, UpstreamProviderConfig, UpstreamRequest } from '../upstream/upstream-client.js';
 import { UpstreamAdapter } from '../upstream/upstream-adapter.js';
-import { ENGINE, engineTimedOut, generationEnded, SdcppStatusError, VIDEO_CANCELLED, VIDEO_EXPIRED, VIDEO_FAILED } from './sdcpp-errors.js';
-import { CallEnded, sdcppCall, type SdcppCall } from './sdcpp-http.js';
+import { ENGINE, fromUpstream, generationEnded, SdcppStatusError, VIDEO_CANCELLED, VIDEO_EXPIRED, VIDEO_FAILED } from './sdcpp-errors.js';
 import { editForm, generationBody, imageOfAnswer, jobIdOf, jobStateOf, vidGenBody } from './sdcpp-mapping.js';
 
 type VideoEngine = typeof import('../../../engine/video/index.js');
@@ -28,6 +27,8 @@ const IMAGE_ANSWER_BYTES = 96 * 1024 * 1024;
 /** A job answer; a finished video job carries its whole file in base64. */
 const JOB_ANSWER_BYTES = 512 * 1024 * 1024;
 const SMALL_ANSWER_BYTES = 1024 * 1024;
+/** Past the provider's timeout, so that the adapter's own timer (which says which ended it) always fires first. */
+const DEADLINE_MARGIN_MS = 5_000;
 /** Polls, creations and cancels are quick for the server (it queues; one worker generates). */
 const CALL_TIMEOUT_MS = 30_000;
 /** A finished job's answer holds the video: room to read a large one. */
@@ -54,17 +55,29 @@ export class SdcppProvider extends UpstreamAdapter<UpstreamProviderConfig> imple
     return this.image(job, { method: 'POST', url: `${this.base}/v1/images/edits`, form: await editForm(job) });
   }
 
-  private async image(job: ImageJob, request: Pick<SdcppCall, 'method' | 'url' | 'json' | 'form'>): Promise<ImageOutcome> {
+  /** One synchronous generation, bounded by the provider's timeout and ended when the client leaves. */
+  private async image(job: ImageJob, request: Pick<UpstreamRequest, 'method' | 'url' | 'json' | 'form'>): Promise<ImageOutcome> {
     const timeoutMs = this.config.timeoutMs ?? PROVIDER_KIND_INFO.sdcpp.defaultTimeoutMs;
+    const controller = new AbortController();
+    let ended: 'timeout' | 'left' | null = null;
+    const end = (why: 'timeout' | 'left') => {
+      ended ??= why;
+      controller.abort();
+    };
+    const timer = setTimeout(() => end('timeout'), timeoutMs);
+    const leave = () => end('left');
+    if (job.signal?.aborted) leave();
+    else job.signal?.addEventListener('abort', leave, { once: true });
     let body: unknown;
     try {
-      ({ body } = await sdcppCall({ ...request, timeoutMs, maxBytes: IMAGE_ANSWER_BYTES, ...(job.signal ? { signal: job.signal } : {}) }, this.logger));
+      ({ body } = await this.call({ ...request, timeoutMs: timeoutMs + DEADLINE_MARGIN_MS, signal: controller.signal }, IMAGE_ANSWER_BYTES));
     } catch (error) {
-      if (error instanceof CallEnded) {
-        this.logger.info({ provider: this.id, why: error.why }, 'sd.cpp image call ended early; the server finishes the image unwatched (it has no interrupt)');
-        throw generationEnded(error.why);
-      }
-      throw error;
+      if (!ended) throw error;
+      this.logger.info({ provider: this.id, why: ended }, 'sd.cpp image call ended early; the server finishes the image unwatched (it has no interrupt)');
+      throw generationEnded(ended);
+    } finally {
+      clearTimeout(timer);
+      job.signal?.removeEventListener('abort', leave);
     }
     const { bytes, b64 } = imageOfAnswer(body);
     job.onProgress?.(100);
@@ -74,14 +87,14 @@ export class SdcppProvider extends UpstreamAdapter<UpstreamProviderConfig> imple
   async submitVideo(job: VideoJob): Promise<string> {
     const path = job.requestType === 'image-to-video' ? job.referencePaths[0] : undefined;
     const reference = path ? { mime: referenceMime(path), bytes: await readFile(path) } : null;
-    const { body } = await this.call({ method: 'POST', url: `${this.base}/sdcpp/v1/vid_gen`, json: vidGenBody(job, reference), timeoutMs: CALL_TIMEOUT_MS, maxBytes: SMALL_ANSWER_BYTES });
+    const { body } = await this.call({ method: 'POST', url: `${this.base}/sdcpp/v1/vid_gen`, json: vidGenBody(job, reference), timeoutMs: CALL_TIMEOUT_MS }, SMALL_ANSWER_BYTES);
     return jobIdOf(body);
   }
 
   async pollVideo(job: VideoJob, upstreamId: string): Promise<VideoPoll> {
     let body: unknown;
     try {
-      ({ body } = await this.call({ method: 'GET', url: this.jobUrl(upstreamId), timeoutMs: RESULT_TIMEOUT_MS, maxBytes: JOB_ANSWER_BYTES }));
+      ({ body } = await this.call({ method: 'GET', url: this.jobUrl(upstreamId), timeoutMs: RESULT_TIMEOUT_MS }, JOB_ANSWER_BYTES));
     } catch (error) {
       // 404: the server has no record of the job (it restarted): the scheduler submits it again.
       if (error instanceof SdcppStatusError && error.engineStatus === 404 && error.engineError !== null) return { state: 'unknown' };
@@ -140,7 +153,7 @@ export class SdcppProvider extends UpstreamAdapter<UpstreamProviderConfig> imple
    */
   async cancelVideo(_job: VideoJob, upstreamId: string): Promise<void> {
     try {
-      await this.call({ method: 'POST', url: `${this.jobUrl(upstreamId)}/cancel`, timeoutMs: CALL_TIMEOUT_MS, maxBytes: JOB_ANSWER_BYTES });
+      await this.call({ method: 'POST', url: `${this.jobUrl(upstreamId)}/cancel`, timeoutMs: CALL_TIMEOUT_MS }, JOB_ANSWER_BYTES);
     } catch (error) {
       if (!(error instanceof SdcppStatusError) || ![404, 409, 410].includes(error.engineStatus)) throw error;
       if (error.engineStatus === 409) this.logger.info({ provider: this.id, job: upstreamId }, 'sd.cpp job is generating and cannot be interrupted; it runs to its end');
@@ -151,13 +164,16 @@ export class SdcppProvider extends UpstreamAdapter<UpstreamProviderConfig> imple
     return `${this.base}/sdcpp/v1/jobs/${encodeURIComponent(upstreamId)}`;
   }
 
-  /** A call that is not a generation: its timeout is its own, and running out of it is the engine not answering. */
-  private async call(call: SdcppCall): Promise<{ status: number; body: unknown }> {
+  /**
+   * A call through the shared upstream client, its JSON answer read up to `maxBytes`; a refusal
+   * mapped again from the engine's flat {"error"} body (see sdcpp-errors.ts).
+   */
+  private async call(request: UpstreamRequest, maxBytes: number): Promise<{ status: number; body: unknown }> {
     try {
-      return await sdcppCall(call, this.logger);
+      const { status, body } = await this.http.bytes(request, maxBytes);
+      return { status, body: this.http.parseBody(request, status, new TextDecoder().decode(body), (text) => JSON.parse(text) as unknown) };
     } catch (error) {
-      if (error instanceof CallEnded) throw engineTimedOut();
-      throw error;
+      throw fromUpstream(error);
     }
   }
 }
