@@ -25,7 +25,7 @@ import { ffprobe } from '../helpers/mp4.js';
 import { waitFor } from '../helpers/stub-video-provider.js';
 
 const WAN = 'wan2.1_t2v_1.3B_fp16.safetensors';
-const IMAGE_MODEL = 'sdimg/sd_xl_base_1.0.safetensors';
+const IMAGE_MODEL = 'sdimg/sd_xl_base_1.0';
 const VIDEO_MODEL = 'sdvid/wan-t2v';
 let t: TestGateway;
 let img: SdcppEmulator;
@@ -120,7 +120,7 @@ describe('check and discover', () => {
     expect(videos.facts).toEqual(expect.arrayContaining([{ label: 'Generates', value: 'videos' }, { label: 'Video formats', value: 'webm, webp, avi' }]));
   });
 
-  it('discover adds its one model, as an image model that edits with three references', async () => {
+  it('discover adds its one model (named by its file, without the extension), as an image model that edits with three references', async () => {
     const { record, upstreamModel } = (await t.gateway.catalog.find(IMAGE_MODEL))!;
     expect(upstreamModel).toBe('sd_xl_base_1.0.safetensors');
     expect(record.capabilities).toMatchObject({ image_generation: true, image_edit: true, max_reference_images: 3 });

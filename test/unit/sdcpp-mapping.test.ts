@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelRecord } from '../../shared/api-types.js';
 import type { ImageEditJob, ImageJob, VideoJob } from '../../electron/core/providers/provider.js';
+import { modelName } from '../../electron/core/providers/sdcpp/sdcpp-admin.js';
 import { editForm, generationBody, imageOfAnswer, jobIdOf, jobStateOf, promptWithSeed, vidGenBody } from '../../electron/core/providers/sdcpp/sdcpp-mapping.js';
 
 const job: ImageJob = { model: {} as ModelRecord, upstreamModel: 'flux1-dev.gguf', prompt: 'a lighthouse', width: 768, height: 512, sizeGiven: true, workflow: null };
@@ -92,5 +93,13 @@ describe('sd.cpp video jobs', () => {
     });
     expect(() => jobStateOf({ status: 'completed', result: { b64_json: '' } })).toThrow(/no video/);
     expect(() => jobStateOf({ status: 'exploded' })).toThrow(/unknown status/);
+  });
+});
+
+describe('sd.cpp discovered name', () => {
+  it('the model file name made safe for a catalog id', () => {
+    expect(modelName('sd_xl_base_1.0')).toBe('sd_xl_base_1.0');
+    expect(modelName('  Flux.1 Dev (Q4_0) ')).toBe('flux.1-dev-q4_0');
+    expect(modelName('../..')).toBe('');
   });
 });

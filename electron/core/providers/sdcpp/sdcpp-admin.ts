@@ -46,7 +46,8 @@ export async function discoverSdcpp(target: ProviderTarget): Promise<DiscoveredM
       'id',
     );
   }
-  return [{ upstreamModel: caps.model, name: modelName(caps.model) || LEGACY_MODEL, maxReferenceImages: caps.references }];
+  // The file name without its extension, as the other engines' checkpoints are named.
+  return [{ upstreamModel: caps.model, name: modelName(caps.model.replace(/\.(gguf|safetensors|ckpt|pth?|bin)$/i, '')) || LEGACY_MODEL, maxReferenceImages: caps.references }];
 }
 
 /** A model's file name as the tail of a catalog id: lowercase, [a-z0-9._-], starting and ending with a letter or digit. */
