@@ -236,7 +236,15 @@ export const STUDIO_METHODS: readonly StudioMethod[] = [
   'providers.discover',
 ];
 
-export const STUDIO_EVENTS: readonly StudioEvent[] = ['videos.updated', 'catalog.changed', 'billing.changed', 'activity.added'];
+/** Every event, by name: leaving one out is a compile error (the SSE transport listens to exactly these). */
+const EVENT_NAMES: { [E in StudioEvent]: true } = {
+  'videos.updated': true,
+  'catalog.changed': true,
+  'billing.changed': true,
+  'activity.added': true,
+  'images.progress': true,
+};
+export const STUDIO_EVENTS = Object.keys(EVENT_NAMES) as readonly StudioEvent[];
 
 /** The one IPC channel for calls, and the one for pushed events. */
 export const IPC_CALL_CHANNEL = 'studio:call';
