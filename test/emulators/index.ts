@@ -1,5 +1,6 @@
-// Loopback fake upstreams (OpenAI-compatible and fal-style queue) with fault injection, for
-// integration tests and benchmarks of the gateway. Real node:http servers on 127.0.0.1, free port.
+// Loopback fake upstreams (OpenAI-compatible, fal-style queue) and local engines (ComfyUI,
+// AUTOMATIC1111/Forge, the stable-diffusion.cpp server) with fault injection, for integration
+// tests and benchmarks of the gateway. Real node:http servers on 127.0.0.1, free port.
 export type { Emulator, Fault, FaultRoute, RecordedRequest, UploadedFile } from './types.js';
 export { startOpenAIEmulator, OPENAI_ROUTES, type OpenAIEmulator, type OpenAIEmulatorOptions } from './openai-emulator.js';
 export { startFalEmulator, FAL_ROUTES, type FalEmulator, type FalEmulatorOptions } from './fal-emulator.js';
@@ -13,3 +14,7 @@ export { tinyMp4 } from './mp4.js';
 export { playableMp4, type PlayableMp4Options } from './mp4.js';
 export { validateInput, schemaFor, type FalValidationError } from './fal-schemas.js';
 export { startEmulatorProcess, type RemoteEmulator, type RemoteRequest, type ChildSettings, type EmulatorKind } from './process.js';
+export { startComfyUIEmulator, type ComfyUIEmulator, type ComfyUIEmulatorOptions } from './comfyui-emulator.js';
+export { startA1111Emulator, type A1111Emulator, type A1111EmulatorOptions } from './a1111-emulator.js';
+export { startSdcppEmulator, SDCPP_ROUTES, type SdcppEmulator, type SdcppEmulatorOptions } from './sdcpp-emulator.js';
+export { writeMjpegAvi } from './avi-mjpeg.js';
