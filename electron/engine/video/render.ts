@@ -2,12 +2,11 @@
  * renderVideo: validate, queue on the worker pool, then write the MP4 to a temp file
  * beside outPath and rename it into place, so outPath never holds a partial file.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
-import { basename, dirname, join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { EngineInputError } from '../images/index.js';
+import { placeOutput } from './output-file.js';
 import { abortError, JobFailedError, VideoWorkerPool } from './pool.js';
 import { toEncodeJob } from './size.js';
 import type { RenderedVideo, RenderVideoInput, RenderVideoOptions } from './types.js';
@@ -69,17 +68,7 @@ export async function renderVideo(input: RenderVideoInput, outPath: string, opti
     if (error instanceof JobFailedError && error.input) throw new EngineInputError(error.message);
     throw error;
   }
-  await mkdir(dirname(target), { recursive: true });
-  const temp = join(dirname(target), `.${basename(target)}.${randomBytes(6).toString('hex')}.part`);
-  try {
-    await writeFile(temp, mp4);
-    // An abort that lands while the file is being written still wins: nothing at outPath.
-    if (isAborted(signal)) throw abortError();
-    await rename(temp, target);
-  } catch (error) {
-    await rm(temp, { force: true });
-    throw error;
-  }
+  await placeOutput(target, mp4, signal);
   report(100);
   return { path: target, bytes: mp4.byteLength, width: job.width, height: job.height, frames: job.frames, fps: job.fps, seconds: job.frames / job.fps };
 }

@@ -3,9 +3,8 @@
  * AVI, or an animated WebP) to H.264 MP4 in an encode worker, then writes it to a temp file beside
  * outputPath and renames it into place, so outputPath never holds a partial file.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
+import { resolve } from 'node:path';
+import { placeOutput } from './output-file.js';
 import { abortError, JobFailedError } from './pool.js';
 import { getPool } from './render.js';
 
@@ -54,17 +53,7 @@ export async function transcodeToMp4(inputPath: string, outputPath: string, opti
   }
   const { mp4, info } = result;
   const target = resolve(outputPath);
-  await mkdir(dirname(target), { recursive: true });
-  const temp = join(dirname(target), `.${basename(target)}.${randomBytes(6).toString('hex')}.part`);
-  try {
-    await writeFile(temp, mp4);
-    // An abort that lands while the file is being written still wins: nothing at outputPath.
-    if (isAborted(signal)) throw abortError();
-    await rename(temp, target);
-  } catch (error) {
-    await rm(temp, { force: true });
-    throw error;
-  }
+  await placeOutput(target, mp4, signal);
   report(100);
   return { path: target, bytes: mp4.byteLength, ...info, seconds: info.frames / info.fps };
 }
