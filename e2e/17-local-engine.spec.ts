@@ -3,6 +3,7 @@
 // with the progress bar following the engine's steps, and add an owner's workflow as a model.
 import { expect, test } from '@playwright/test';
 import { startComfyUIEmulator, type ComfyUIEmulator } from '../test/emulators/comfyui-emulator.js';
+import { portraitWorkflow } from '../test/helpers/comfy-workflows.js';
 import { gotoView, openStudio } from './helpers';
 
 const ID = 'e2e-comfy';
@@ -76,7 +77,7 @@ test('add ComfyUI, see what it reports, discover a checkpoint, generate with liv
   await row.getByRole('button', { name: 'Add workflow model' }).click();
   await upload.getByLabel('Model id', { exact: true }).fill(`${ID}/broken`);
   const broken = structuredClone(PORTRAIT);
-  broken['6'].inputs.text = 'no placeholder here';
+  broken['6']!.inputs.text = 'no placeholder here';
   await upload.getByLabel('Workflow file (API format)').setInputFiles({ name: 'broken.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(broken)) });
   await upload.getByRole('button', { name: 'Add workflow model' }).click();
   await expect(upload.getByRole('alert')).toContainText('{{prompt}}');
@@ -88,15 +89,4 @@ test('add ComfyUI, see what it reports, discover a checkpoint, generate with liv
   await expect(row).toHaveCount(0);
 });
 
-const PORTRAIT = {
-  '4': { class_type: 'CheckpointLoaderSimple', inputs: { ckpt_name: 'sd_xl_base_1.0.safetensors' } },
-  '5': { class_type: 'EmptyLatentImage', inputs: { width: '{{width}}', height: '{{height}}', batch_size: 1 } },
-  '6': { class_type: 'CLIPTextEncode', inputs: { text: '{{prompt}}, studio portrait', clip: ['4', 1] } },
-  '7': { class_type: 'CLIPTextEncode', inputs: { text: 'blurry', clip: ['4', 1] } },
-  '3': {
-    class_type: 'KSampler',
-    inputs: { seed: '{{seed}}', steps: 8, cfg: 6.5, sampler_name: 'euler', scheduler: 'normal', denoise: 1, model: ['4', 0], positive: ['6', 0], negative: ['7', 0], latent_image: ['5', 0] },
-  },
-  '8': { class_type: 'VAEDecode', inputs: { samples: ['3', 0], vae: ['4', 2] } },
-  '9': { class_type: 'SaveImage', inputs: { filename_prefix: 'mgw', images: ['8', 0] } },
-};
+const PORTRAIT = portraitWorkflow();

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startComfyUIEmulator, type ComfyUIEmulator } from '../emulators/comfyui-emulator.js';
 import { mgwAsync } from '../helpers/cli.js';
+import { portraitWorkflow } from '../helpers/comfy-workflows.js';
 import { tempDir } from '../helpers/gateway.js';
 
 let dataDir: string;
@@ -106,7 +107,7 @@ describe('a ComfyUI provider from the CLI', () => {
     writeFileSync(noPrompt, JSON.stringify({ ...WORKFLOW, '6': { class_type: 'CLIPTextEncode', inputs: { text: 'fixed', clip: ['4', 1] } } }));
     expectRefused(await run('models', 'put', 'comfy/x', '--provider', 'comfy', '--workflow', noPrompt, '--json', record), /\{\{prompt\}\}/);
     const typo = join(dataDir, 'typo.json');
-    writeFileSync(typo, JSON.stringify({ ...WORKFLOW, '3': { ...WORKFLOW['3'], inputs: { ...WORKFLOW['3'].inputs, seed: '{{sed}}' } } }));
+    writeFileSync(typo, JSON.stringify({ ...WORKFLOW, '3': { ...WORKFLOW['3']!, inputs: { ...WORKFLOW['3']!.inputs, seed: '{{sed}}' } } }));
     expectRefused(await run('models', 'put', 'comfy/x', '--provider', 'comfy', '--workflow', typo, '--json', record), /\{\{sed\}\}/);
     // A workflow for a provider that runs none.
     expectRefused(await run('models', 'put', 'cpp/x', '--provider', 'cpp', '--workflow', join(dataDir, 'portrait.json'), '--json', record), /takes no workflow/);
@@ -121,15 +122,4 @@ const IMAGE_RECORD_FIELDS = {
   capabilities: { image_generation: true, supported_sizes: ['1024x1024'] },
 };
 
-const WORKFLOW = {
-  '4': { class_type: 'CheckpointLoaderSimple', inputs: { ckpt_name: 'sd_xl_base_1.0.safetensors' } },
-  '5': { class_type: 'EmptyLatentImage', inputs: { width: '{{width}}', height: '{{height}}', batch_size: 1 } },
-  '6': { class_type: 'CLIPTextEncode', inputs: { text: '{{prompt}}, studio portrait', clip: ['4', 1] } },
-  '7': { class_type: 'CLIPTextEncode', inputs: { text: 'blurry', clip: ['4', 1] } },
-  '3': {
-    class_type: 'KSampler',
-    inputs: { seed: '{{seed}}', steps: 8, cfg: 6.5, sampler_name: 'euler', scheduler: 'normal', denoise: 1, model: ['4', 0], positive: ['6', 0], negative: ['7', 0], latent_image: ['5', 0] },
-  },
-  '8': { class_type: 'VAEDecode', inputs: { samples: ['3', 0], vae: ['4', 2] } },
-  '9': { class_type: 'SaveImage', inputs: { filename_prefix: 'mgw', images: ['8', 0] } },
-};
+const WORKFLOW = portraitWorkflow();
