@@ -4,18 +4,9 @@
 // VHS webm: an EBML header and a Segment with Info and a video track, not playable), and a
 // single-frame GIF/WebP for VHS's image/* formats.
 import sharp from 'sharp';
-import { crc32, encodePng } from './png.js';
+import { encodePng, pngChunk } from './png.js';
 import { playableMp4 } from './mp4.js';
 import { pyJsonDumps } from './comfyui-python.js';
-
-function pngChunk(type: string, data: Buffer): Buffer {
-  const head = Buffer.alloc(8);
-  head.writeUInt32BE(data.length, 0);
-  head.write(type, 4, 'latin1');
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), data])), 0);
-  return Buffer.concat([head, data, crc]);
-}
 
 /** A width x height PNG (content varies with seed) carrying tEXt chunks after IHDR. */
 export function pngWithText(width: number, height: number, seed: number, text: Record<string, unknown>): Buffer {

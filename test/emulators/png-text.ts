@@ -1,7 +1,7 @@
 // PNG text chunks: both engines embed the generation parameters in the PNGs they return (A1111's
 // encode_pil_to_base64 writes image.info["parameters"] as a tEXt chunk; stable-diffusion.cpp's
 // encode_image_to_vector writes get_image_params() under the same key).
-import { PNG_SIGNATURE, crc32 } from './png.js';
+import { PNG_SIGNATURE, pngChunk } from './png.js';
 
 function textChunk(key: string, value: string): Buffer {
   // PIL's PngInfo.add_text writes tEXt when the value is Latin-1, else an uncompressed iTXt.
@@ -10,12 +10,7 @@ function textChunk(key: string, value: string): Buffer {
   const data = latin1
     ? Buffer.concat([Buffer.from(key, 'latin1'), Buffer.from([0]), Buffer.from(value, 'latin1')])
     : Buffer.concat([Buffer.from(key, 'latin1'), Buffer.from([0, 0, 0, 0, 0]), Buffer.from(value, 'utf8')]);
-  const head = Buffer.alloc(8);
-  head.writeUInt32BE(data.length, 0);
-  head.write(type, 4, 'latin1');
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), data])), 0);
-  return Buffer.concat([head, data, crc]);
+  return pngChunk(type, data);
 }
 
 /** The PNG with a text chunk `key` = `value` inserted right after IHDR. */
