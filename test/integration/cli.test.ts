@@ -396,7 +396,7 @@ describe('mgw help', () => {
 
   it('mgw <command> [<sub>] --help prints that command\'s usage and exits 0', () => {
     const update = run('providers', 'update', '--help');
-    expect(update).toMatchObject({ status: 0, stdout: 'mgw providers update --id ID [--base-url URL] [--api-key KEY | --api-key-env VAR]\n' });
+    expect(update).toMatchObject({ status: 0, stdout: 'mgw providers update --id ID [--base-url URL] [--api-key KEY | --api-key-env VAR] [--timeout SECONDS|default]\n' });
     const keys = run('keys', '-h');
     expect(keys.status).toBe(0);
     expect(keys.stdout.trim().split('\n')).toHaveLength(5);
@@ -414,7 +414,7 @@ describe('mgw help', () => {
   });
 
   it('mgw help <command> <sub> prints that one line; an unknown command is a usage error', () => {
-    expect(run('help', 'models', 'put')).toMatchObject({ status: 0, stdout: "mgw models put <id> [--provider ID] [--upstream-model NAME] --json '<model record fields>'\n" });
+    expect(run('help', 'models', 'put')).toMatchObject({ status: 0, stdout: "mgw models put <id> [--provider ID] [--upstream-model NAME] [--workflow FILE.json|builtin] --json '<model record fields>'\n" });
     const unknown = run('help', 'nope');
     expect(unknown).toMatchObject({ status: 2, stdout: '' });
     expect(unknown.stderr).toMatch(/^mgw: unknown command "nope"/);

@@ -16,7 +16,7 @@ import { startHttpServer, type RunningServer } from '../../electron/http/server.
 import { startTestGateway, USD, type TestGateway } from '../helpers/gateway.js';
 import { postJson } from '../helpers/http.js';
 import { makeImage } from '../helpers/images.js';
-import { anyText, checkResponse, fetchRaw, invalidUtf8, printable, rawRequest, rssMb, SEED } from './support.js';
+import { anyText, checkResponse, fetchRaw, heapMb, invalidUtf8, printable, rawRequest, rssMb, SEED } from './support.js';
 import { expectedAnswer, matches, nanoOf, requiredFields, type OracleState } from './studio-oracle.js';
 import { registerGateway } from '../helpers/conformance.js';
 
@@ -30,6 +30,7 @@ let ownerToken: string;
 let port: number;
 let secrets: string[] = [];
 let rssBefore: number;
+let heapBefore: number;
 
 // Fixed values the generators draw from, filled in before the generators are built.
 const png = (await makeImage(40, 30, 'png')).toString('base64');
@@ -66,6 +67,7 @@ beforeAll(async () => {
   secrets.push('sk-fuzz-provider-SECRET-0001', ownerToken);
   await call('images.generate', { model: 'local-image', prompt: 'warm up', size: '256x256' });
   rssBefore = rssMb();
+  heapBefore = heapMb();
 }, 60_000);
 
 afterAll(async () => {
@@ -460,8 +462,14 @@ describe('after the studio fuzzing', () => {
     checkResponse(await call('catalog.list', {}), { statuses: [200] });
     expect((await fetchRaw(`${t.baseUrl}/models`)).status).toBe(200);
     const grown = rssMb() - rssBefore;
-    console.log(`studio fuzz: rss grew by ${grown.toFixed(0)} MB`);
-    expect(grown, `rss grew by ${grown.toFixed(0)} MB`).toBeLessThan(300);
+    const heapGrown = heapMb() - heapBefore;
+    console.log(`studio fuzz: rss grew by ${grown.toFixed(0)} MB, the heap by ${heapGrown.toFixed(0)} MB`);
+    // A leak of JavaScript objects shows in the heap after a full GC (about 90 MB here, the test's
+    // own fast-check runs and bodies included). Resident memory also holds what the native
+    // allocator keeps after sharp's work: 130-170 MB alone, up to 360 MB with the whole suite
+    // running beside it on two cores, so its bound only catches a gross native leak.
+    expect(heapGrown, `the heap grew by ${heapGrown.toFixed(0)} MB`).toBeLessThan(150);
+    expect(grown, `rss grew by ${grown.toFixed(0)} MB`).toBeLessThan(600);
   });
 
   // Last: the 49 MB body itself (built here, in the test process) would dominate the measure.

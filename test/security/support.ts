@@ -220,5 +220,11 @@ export function rssMb(): number {
   return process.memoryUsage().rss / (1024 * 1024);
 }
 
+/** The V8 heap in use after a full GC (what a leak of JavaScript objects grows). */
+export function heapMb(): number {
+  rssMb();
+  return process.memoryUsage().heapUsed / (1024 * 1024);
+}
+
 /** Exact keys of a plain object, sorted. */
 export const keysOf = (value: unknown): string[] => (value && typeof value === 'object' ? Object.keys(value).sort() : []);
