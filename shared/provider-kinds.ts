@@ -1,7 +1,7 @@
 // The kinds of upstream provider the gateway can front, and what the CLI and the studio's
 // Providers view need to know about each to add one. Shared by the main process and the renderer.
 
-export const PROVIDER_KINDS = ['openai', 'fal', 'comfyui', 'a1111', 'sdcpp'] as const;
+export const PROVIDER_KINDS = ['openai', 'fal', 'replicate', 'gemini', 'runway', 'comfyui', 'a1111', 'sdcpp'] as const;
 export type ProviderKind = (typeof PROVIDER_KINDS)[number];
 
 export interface ProviderKindInfo {
@@ -19,6 +19,10 @@ export interface ProviderKindInfo {
 export const PROVIDER_KIND_INFO: Record<ProviderKind, ProviderKindInfo> = {
   openai: { label: 'OpenAI-compatible', defaultBaseUrl: null, key: 'api-key', localEngine: false, defaultTimeoutMs: 120_000 },
   fal: { label: 'fal queue', defaultBaseUrl: 'https://queue.fal.run', key: 'api-key', localEngine: false, defaultTimeoutMs: 120_000 },
+  // Cloud generations that may wait a minute in a queue before they run.
+  replicate: { label: 'Replicate', defaultBaseUrl: 'https://api.replicate.com', key: 'api-key', localEngine: false, defaultTimeoutMs: 300_000 },
+  gemini: { label: 'Google Gemini API', defaultBaseUrl: 'https://generativelanguage.googleapis.com', key: 'api-key', localEngine: false, defaultTimeoutMs: 300_000 },
+  runway: { label: 'Runway', defaultBaseUrl: 'https://api.dev.runwayml.com', key: 'api-key', localEngine: false, defaultTimeoutMs: 300_000 },
   comfyui: { label: 'ComfyUI', defaultBaseUrl: 'http://127.0.0.1:8188', key: null, localEngine: true, defaultTimeoutMs: 600_000 },
   a1111: { label: 'AUTOMATIC1111 / Forge', defaultBaseUrl: 'http://127.0.0.1:7860', key: 'basic-auth', localEngine: true, defaultTimeoutMs: 600_000 },
   sdcpp: { label: 'stable-diffusion.cpp server', defaultBaseUrl: 'http://127.0.0.1:1234', key: null, localEngine: true, defaultTimeoutMs: 600_000 },

@@ -7,7 +7,7 @@ import { printJson, printTable } from './output.js';
 
 const USAGE = {
   list: 'mgw models list [--json]',
-  put: "mgw models put <id> [--provider ID] [--upstream-model NAME] [--workflow FILE.json|builtin] --json '<model record fields>'",
+  put: "mgw models put <id> [--provider ID] [--upstream-model NAME] [--workflow FILE.json|builtin | --template FILE.json|builtin] --json '<model record fields>'",
   remove: 'mgw models remove <id>',
   discover: 'mgw models discover <provider-id>',
 };
@@ -35,7 +35,7 @@ export async function modelsCommand(gateway: Gateway, sub: string, argv: string[
     case 'put': {
       const args = parse(
         argv,
-        { provider: { type: 'string' }, 'upstream-model': { type: 'string' }, workflow: { type: 'string' }, json: { type: 'string' } },
+        { provider: { type: 'string' }, 'upstream-model': { type: 'string' }, workflow: { type: 'string' }, template: { type: 'string' }, json: { type: 'string' } },
         { min: 1, max: 1, usage: USAGE.put },
       );
       const id = args.positionals[0] ?? '';
@@ -55,7 +55,12 @@ export async function modelsCommand(gateway: Gateway, sub: string, argv: string[
       // An unknown id is the owner's typo, not an outage: a usage error, before anything is written.
       const known = providerId === undefined || gateway.providers.list().some((p) => p.id === providerId) || (await gateway.providerConfigs.row(providerId)) !== undefined;
       if (!known) throw new UsageError(`no provider ${providerId} (mgw providers list shows the configured ones)`);
-      const workflow = await readWorkflow(stringOpt(args, 'workflow'));
+      // A local engine's workflow and a cloud provider's input template are stored alike; which
+      // one a provider takes is its kind's to say.
+      const workflowPath = stringOpt(args, 'workflow');
+      const templatePath = stringOpt(args, 'template');
+      if (workflowPath !== undefined && templatePath !== undefined) throw new UsageError(`give --workflow or --template, not both (usage: ${USAGE.put})`);
+      const workflow = await readWorkflow(workflowPath ?? templatePath, workflowPath !== undefined ? '--workflow' : '--template');
       const { entry, created } = await gateway.catalog.patch(id, patch, {
         providerId,
         upstreamModel: stringOpt(args, 'upstream-model'),
@@ -87,22 +92,23 @@ export async function modelsCommand(gateway: Gateway, sub: string, argv: string[
 }
 
 /**
- * --workflow: a ComfyUI workflow exported in API format ("Export (API)"); `builtin` goes back to
- * the kind's built-in one. A file that cannot be read or is not JSON is a usage error.
+ * --workflow (a ComfyUI workflow exported in API format, "Export (API)") or --template (a cloud
+ * provider's input template); `builtin` goes back to the kind's built-in one. A file that cannot
+ * be read or is not JSON is a usage error.
  */
-async function readWorkflow(path: string | undefined): Promise<unknown> {
+async function readWorkflow(path: string | undefined, flag: string): Promise<unknown> {
   if (path === undefined) return undefined;
   if (path === 'builtin') return null;
   let text: string;
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw new UsageError(`--workflow ${path} cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new UsageError(`${flag} ${path} cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
   try {
     return JSON.parse(text.replace(/^\uFEFF/, ''));
   } catch (error) {
-    throw new UsageError(`--workflow ${path} is not valid JSON: ${(error as Error).message}`);
+    throw new UsageError(`${flag} ${path} is not valid JSON: ${(error as Error).message}`);
   }
 }
 

@@ -37,7 +37,7 @@ describe('providers add with the local engine kinds', () => {
     expectRefused(await run('providers', 'add', '--kind', 'a1111', '--id', 'webui', '--api-key', 'nocolon'), /USER:PASS/);
     expect((await run('providers', 'add', '--kind', 'a1111', '--id', 'webui', '--api-key', 'me:secret', '--timeout', '900')).status).toBe(0);
     expectRefused(await run('providers', 'add', '--kind', 'comfyui', '--id', 'slow', '--timeout', '0'), /--timeout must be a whole number of seconds/);
-    expectRefused(await run('providers', 'add', '--kind', 'kobold', '--id', 'x'), /--kind must be openai, fal, comfyui, a1111, sdcpp/);
+    expectRefused(await run('providers', 'add', '--kind', 'kobold', '--id', 'x'), /--kind must be openai, fal, replicate, gemini, runway, comfyui, a1111, sdcpp/);
   });
 
   it('lists timeouts and sets one back to the default', async () => {

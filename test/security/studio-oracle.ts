@@ -131,7 +131,7 @@ const positiveWhole = (v: unknown) => Number.isSafeInteger(v) && (v as number) >
 const timeoutSeconds = (v: unknown) => Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 86_400;
 /** DECIDED: the name a studio request's progress events carry is 1-64 characters. */
 const progressId = (v: unknown) => isString(v) && v.length >= 1 && v.length <= 64;
-const KINDS = ['openai', 'fal', 'comfyui', 'a1111', 'sdcpp'];
+const KINDS = ['openai', 'fal', 'replicate', 'gemini', 'runway', 'comfyui', 'a1111', 'sdcpp'];
 /** docs: ComfyUI and the stable-diffusion.cpp server take no key; AUTOMATIC1111's is USER:PASS. */
 const KEYLESS = ['comfyui', 'sdcpp'];
 

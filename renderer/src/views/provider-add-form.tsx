@@ -14,6 +14,9 @@ type Kind = StudioInput<'providers.add'>['kind'];
 const KIND_OPTIONS = [
   { value: 'openai', label: 'openai: OpenAI-compatible API' },
   { value: 'fal', label: 'fal: fal.ai queue' },
+  { value: 'replicate', label: 'replicate: Replicate' },
+  { value: 'gemini', label: 'gemini: Google Gemini API (images, Veo)' },
+  { value: 'runway', label: 'runway: Runway' },
   { value: 'comfyui', label: 'comfyui: ComfyUI on your GPU' },
   { value: 'a1111', label: 'a1111: AUTOMATIC1111 or Forge (started with --api)' },
   { value: 'sdcpp', label: 'sdcpp: stable-diffusion.cpp server' },
@@ -22,6 +25,9 @@ const KIND_OPTIONS = [
 const KIND_HINTS: Record<Kind, { baseUrl: string; baseUrlHint: string; env: string }> = {
   openai: { baseUrl: 'https://api.openai.com/v1', baseUrlHint: 'The API root, ending in /v1.', env: 'OPENAI_API_KEY' },
   fal: { baseUrl: 'https://queue.fal.run', baseUrlHint: 'Leave empty for the default, https://queue.fal.run.', env: 'FAL_KEY' },
+  replicate: { baseUrl: 'https://api.replicate.com', baseUrlHint: 'Leave empty for the default, https://api.replicate.com.', env: 'REPLICATE_API_TOKEN' },
+  gemini: { baseUrl: 'https://generativelanguage.googleapis.com', baseUrlHint: 'Leave empty for the default, https://generativelanguage.googleapis.com.', env: 'GEMINI_API_KEY' },
+  runway: { baseUrl: 'https://api.dev.runwayml.com', baseUrlHint: 'Leave empty for the default, https://api.dev.runwayml.com.', env: 'RUNWAYML_API_SECRET' },
   comfyui: { baseUrl: 'http://127.0.0.1:8188', baseUrlHint: 'Leave empty for the default, http://127.0.0.1:8188.', env: '' },
   a1111: { baseUrl: 'http://127.0.0.1:7860', baseUrlHint: 'Leave empty for the default, http://127.0.0.1:7860.', env: 'A1111_API_AUTH' },
   sdcpp: { baseUrl: 'http://127.0.0.1:1234', baseUrlHint: 'Leave empty for the default, http://127.0.0.1:1234.', env: '' },

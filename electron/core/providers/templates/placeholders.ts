@@ -10,6 +10,8 @@ export type Workflow = { [key: string]: JsonValue };
 export const IMAGE_PLACEHOLDERS = ['image_1', 'image_2', 'image_3'] as const;
 export const WORKFLOW_PLACEHOLDERS = ['prompt', 'width', 'height', 'seed', ...IMAGE_PLACEHOLDERS, 'seconds', 'fps', 'frames'] as const;
 export type Placeholder = (typeof WORKFLOW_PLACEHOLDERS)[number];
+/** A cloud provider's input template: the workflow placeholders a request fills, and the size as a ratio. */
+export const TEMPLATE_PLACEHOLDERS = ['prompt', 'width', 'height', 'seed', ...IMAGE_PLACEHOLDERS, 'seconds', 'aspect_ratio', 'ratio'] as const;
 
 export type PlaceholderValues = Partial<Record<string, string | number>>;
 
@@ -72,6 +74,16 @@ function walkStrings(value: JsonValue, visit: (text: string) => void): void {
   if (typeof value === 'string') visit(value);
   else if (Array.isArray(value)) for (const item of value) walkStrings(item, visit);
   else if (value !== null && typeof value === 'object') for (const item of Object.values(value)) walkStrings(item, visit);
+}
+
+/**
+ * The size as the ratios cloud models name: `aspect_ratio` reduced (1280x720 -> "16:9") and
+ * `ratio` as given ("1280:720", Runway's form).
+ */
+export function sizeRatios(width: number, height: number): { aspect_ratio: string; ratio: string } {
+  const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
+  const d = gcd(width, height) || 1;
+  return { aspect_ratio: `${width / d}:${height / d}`, ratio: `${width}:${height}` };
 }
 
 /** A fresh seed per request, in the range every engine takes (ComfyUI and A1111 use 64-bit, sd.cpp 32-bit). */
