@@ -133,7 +133,9 @@ export class OpenAIProvider extends UpstreamAdapter<UpstreamProviderConfig> impl
       if (body.status === 'queued' || body.status === 'in_progress') {
         throw new GatewayError('upstream_unavailable', 'The upstream video is still running; it is deleted once it has ended.');
       }
-      throw error; // ended already: nothing left to cancel
+      // It has ended, perhaps just after the refused DELETE: deleted now. Refused again, it has
+      // nothing left to delete (a second refusal propagates as final).
+      await this.http.json({ method: 'DELETE', url, headers: this.auth(), timeoutMs: 30_000 });
     }
   }
 
