@@ -4,8 +4,9 @@
 // the run has ended, then {id: entry}), GET /queue ({queue_running, queue_pending}, items
 // [number, prompt_id, prompt, extra_data, outputs]), POST /interrupt ({prompt_id}: only when that
 // prompt runs), POST /queue ({delete: [ids]}: pending ones), GET /view?filename&subfolder&type.
-import type { UpstreamClient, UpstreamStream } from '../upstream/upstream-client.js';
-import { errorForStatus, invalidResponse, unavailable } from '../upstream/upstream-errors.js';
+import { GatewayError } from '../../errors.js';
+import type { UpstreamClient, UpstreamRequest, UpstreamStream } from '../upstream/upstream-client.js';
+import { invalidResponse, unavailable, UpstreamStatusError } from '../upstream/upstream-errors.js';
 import type { Workflow } from '../templates/placeholders.js';
 import { isObject } from './comfyui-checks.js';
 import { refusedPrompt } from './comfyui-errors.js';
@@ -39,20 +40,24 @@ export class ComfyEngine {
 
   /**
    * Queues a workflow under the gateway's prompt id (ComfyUI takes one since late 2024; an older
-   * engine picks its own, which is then the one returned). A 400 is read here, not by the shared
-   * client, which never hands an error body back: its node_errors name what the engine refused.
+   * engine picks its own, which is then the one returned). A 400 is read from the head of its body
+   * the shared client keeps: its node_errors name what the engine refused.
    */
   async queuePrompt(prompt: Workflow, clientId: string, promptId: string, signal?: AbortSignal): Promise<string> {
-    const { status, text } = await this.rawPost('/prompt', { prompt, client_id: clientId, prompt_id: promptId }, signal);
+    const request: UpstreamRequest = { method: 'POST', url: `${this.base}/prompt`, json: { prompt, client_id: clientId, prompt_id: promptId }, timeoutMs: STATUS_TIMEOUT_MS, ...(signal ? { signal } : {}) };
     let body: unknown;
     try {
-      body = JSON.parse(text);
-    } catch {
-      if (status >= 200 && status < 300) throw invalidResponse('the queued prompt answer is not JSON');
-      body = null;
+      const answer = await this.http.bytes(request, MAX_PROMPT_ANSWER_BYTES);
+      body = this.http.parseBody(request, answer.status, new TextDecoder().decode(answer.body), (text) => JSON.parse(text) as unknown);
+    } catch (error) {
+      if (error instanceof UpstreamStatusError) {
+        if (error.upstreamStatus === 400) throw refusedPrompt(jsonOrNull(error.upstreamBody));
+        throw error;
+      }
+      // The shared client says "timed out" for any abort; the caller's signal means the client left.
+      if (signal?.aborted && error instanceof GatewayError && error.code === 'upstream_unavailable') throw unavailable('the request was cancelled');
+      throw error;
     }
-    if (status === 400) throw refusedPrompt(body);
-    if (status < 200 || status >= 300) throw errorForStatus(status, null);
     if (!isObject(body) || typeof body.prompt_id !== 'string' || body.prompt_id === '') throw invalidResponse('the queued prompt has no prompt_id');
     return body.prompt_id;
   }
@@ -107,38 +112,14 @@ export class ComfyEngine {
     const stream = await this.http.open({ method: 'POST', url: `${this.base}${path}`, json, timeoutMs: STATUS_TIMEOUT_MS });
     for await (const _ of stream.body); // an empty 200
   }
+}
 
-  private async rawPost(path: string, json: unknown, signal?: AbortSignal): Promise<{ status: number; text: string }> {
-    const { request } = await import('undici');
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), STATUS_TIMEOUT_MS);
-    const cancel = () => controller.abort();
-    signal?.addEventListener('abort', cancel, { once: true });
-    try {
-      const response = await request(`${this.base}${path}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(json),
-        signal: controller.signal,
-      });
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const chunk of response.body) {
-        size += (chunk as Buffer).length;
-        if (size > MAX_PROMPT_ANSWER_BYTES) {
-          response.body.destroy();
-          throw invalidResponse('the answer to the queued prompt is too large');
-        }
-        chunks.push(chunk as Buffer);
-      }
-      return { status: response.statusCode, text: Buffer.concat(chunks).toString('utf8') };
-    } catch (error) {
-      if (error instanceof Error && error.name === 'GatewayError') throw error;
-      throw unavailable(signal?.aborted ? 'the request was cancelled' : controller.signal.aborted ? 'timed out' : 'could not connect');
-    } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', cancel);
-    }
+/** A refusal body as JSON; null when it is not JSON (a proxy's page, or a body cut at its head). */
+function jsonOrNull(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return null;
   }
 }
 
