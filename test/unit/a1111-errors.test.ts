@@ -2,7 +2,8 @@
 // {detail} (modules/api/api.py api_middleware; Forge's webui.py), in the gateway's words only.
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../electron/core/errors.js';
-import { a1111Error, parseErrorBody } from '../../electron/core/providers/a1111/a1111-errors.js';
+import { a1111Error, fromUpstream, parseErrorBody } from '../../electron/core/providers/a1111/a1111-errors.js';
+import { errorForStatus, UpstreamStatusError } from '../../electron/core/providers/upstream/upstream-errors.js';
 
 describe('a1111 refusals in gateway words', () => {
   const secret = 'C:\\Users\\owner\\models\\secret-prompt-text';
@@ -95,5 +96,14 @@ describe('a1111 refusals in gateway words', () => {
 
   it('429 keeps its meaning', () => {
     expect(a1111Error(429, '{"detail":"busy"}')).toMatchObject({ code: 'upstream_rate_limited', status: 429 });
+  });
+
+  it('the shared client\u2019s refusal is classified again from the body it kept; other errors pass as they are', () => {
+    const sampler = new UpstreamStatusError(errorForStatus(404, null), 404, null, '{"detail":"Sampler not found"}');
+    expect(fromUpstream(sampler, { sampler_name: 'Euler a' })).toMatchObject({ code: 'upstream_bad_request', message: expect.stringMatching(/no sampler "Euler a"/) });
+    expect(fromUpstream(new UpstreamStatusError(errorForStatus(404, null), 404, null, '{"detail":"Not Found"}'))).toMatchObject({ message: expect.stringMatching(/--api/) });
+    expect(fromUpstream(new UpstreamStatusError(errorForStatus(401, null), 401, null, ''))).toMatchObject({ code: 'upstream_unavailable', message: expect.stringMatching(/--api-auth/) });
+    const down = new GatewayError('upstream_unavailable', 'down');
+    expect(fromUpstream(down)).toBe(down);
   });
 });

@@ -15,7 +15,8 @@ import { PROVIDER_KIND_INFO } from '../../../../shared/provider-kinds.js';
 import type { ImageEditJob, ImageJob, ImageOutcome, ImageProvider } from '../provider.js';
 import type { UpstreamClient, UpstreamProviderConfig } from '../upstream/upstream-client.js';
 import { UpstreamAdapter } from '../upstream/upstream-adapter.js';
-import { postGeneration } from './a1111-http.js';
+import { UpstreamStatusError } from '../upstream/upstream-errors.js';
+import { fromUpstream } from './a1111-errors.js';
 import { img2imgBody, imageOfAnswer, isObject, substitutions, txt2imgBody, type Txt2ImgBody } from './a1111-mapping.js';
 
 export interface A1111ProviderConfig extends UpstreamProviderConfig {
@@ -27,6 +28,9 @@ export interface A1111ProviderConfig extends UpstreamProviderConfig {
 export function basicAuth(key: string | null): Record<string, string> {
   return key ? { authorization: `Basic ${Buffer.from(key, 'utf8').toString('base64')}` } : {};
 }
+
+/** Past the provider's timeout, so that the adapter's own timer (which says which ended it) always fires first. */
+const DEADLINE_MARGIN_MS = 5_000;
 
 export class A1111Provider extends UpstreamAdapter<A1111ProviderConfig> implements ImageProvider {
   readonly kind = 'a1111';
@@ -66,11 +70,16 @@ export class A1111Provider extends UpstreamAdapter<A1111ProviderConfig> implemen
       // Not awaited: it ends by itself once the signal is aborted (a read in flight then finishes unheard).
       if (job.onProgress) void this.watchProgress(job.onProgress, controller.signal);
       try {
-        const key = this.config.apiKey();
-        const answer = await postGeneration(
-          { url: `${this.base}${path}`, headers: basicAuth(key), body, signal: controller.signal, sent: body, secrets: key ? [key, Buffer.from(key).toString('base64')] : [] },
-          this.logger,
-        );
+        // Through the shared client, its own deadline just past the provider's timeout: the engine
+        // answers only when the image is done, and the timer above says which end came first.
+        const { body: answer } = await this.http.json<unknown>({
+          method: 'POST',
+          url: `${this.base}${path}`,
+          headers: basicAuth(this.config.apiKey()),
+          json: body,
+          timeoutMs: timeoutMs + DEADLINE_MARGIN_MS,
+          signal: controller.signal,
+        });
         const image = await imageOfAnswer(answer);
         const swapped = substitutions(image.info, body);
         if (swapped.length > 0) this.logger.warn({ provider: this.id, used: swapped }, 'a1111 used other settings than asked (unknown to the engine?)');
@@ -79,8 +88,9 @@ export class A1111Provider extends UpstreamAdapter<A1111ProviderConfig> implemen
         job.onProgress?.(100);
         return { bytes: image.bytes, ...(image.b64 ? { b64: image.b64 } : {}), usage: this.estimateImageUsage(job) };
       } catch (error) {
-        // A GatewayError is the engine's own answer (or a broken one), even if the end came meanwhile.
-        if (!ended || error instanceof GatewayError) throw error;
+        // The engine's own answer (a refusal, or a broken 2xx) stands even if the end came meanwhile;
+        // the shared client gives an aborted call as upstream_unavailable, which is then this end.
+        if (!ended || !endedByUs(error)) throw fromUpstream(error, body);
         // The call was ended here: the engine would go on rendering for no one.
         await this.interrupt();
         if (ended === 'left') throw new GatewayError('upstream_unavailable', 'The image request was cancelled.');
@@ -125,6 +135,11 @@ export class A1111Provider extends UpstreamAdapter<A1111ProviderConfig> implemen
       }
     }
   }
+}
+
+/** Whether a failed generation call is one this adapter ended (an abort), not an answer of the engine. */
+function endedByUs(error: unknown): boolean {
+  return !(error instanceof GatewayError) || (error.code === 'upstream_unavailable' && !(error instanceof UpstreamStatusError));
 }
 
 /** The percent of a /sdapi/v1/progress answer, or null when it says nothing about a running job. */
