@@ -249,7 +249,8 @@ function redirectTarget(from: string, location: string): URL {
 }
 
 function withoutCredentials(headers: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).filter(([name]) => !['authorization', 'cookie', 'x-api-key'].includes(name.toLowerCase())));
+  // x-goog-api-key: the Gemini API's key header, which its video downloads carry into a redirect.
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !['authorization', 'cookie', 'x-api-key', 'x-goog-api-key'].includes(name.toLowerCase())));
 }
 
 /** The `error_type` field of a JSON error body, if there is one. */
