@@ -55,3 +55,20 @@ describe('a provider that has never served a request', () => {
     expect(JSON.stringify(logs)).not.toContain(key);
   });
 });
+
+describe('a key sent as HTTP Basic (AUTOMATIC1111 USER:PASS)', () => {
+  it('is redacted in its base64 form too when an error body echoes the Authorization header', async () => {
+    const userPass = 'owner:LEAKME-basic-0003';
+    const encoded = Buffer.from(userPass).toString('base64');
+    await t.gateway.providerConfigs.add({ id: 'webui', kind: 'a1111', baseUrl: baseUrl.replace(/\/v1$/, ''), apiKey: userPass });
+    const before = logs.length;
+    const check = await t.gateway.providerAdmin.check('webui');
+    expect(check.ok).toBe(false);
+    const lines = logs.slice(before).filter((l) => l.fields.status === 401);
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) expect(line.fields.body).toContain('Basic [REDACTED]');
+    const logged = JSON.stringify(logs);
+    expect(logged).not.toContain(encoded);
+    expect(logged).not.toContain(userPass);
+  });
+});

@@ -128,6 +128,9 @@ export class ProviderRegistry {
     if (!this.configs) return [];
     const keys = new Set(this.configs.allKeys());
     for (const { key } of this.configured.values()) if (key) keys.add(key);
+    // A key sent as HTTP Basic (AUTOMATIC1111's USER:PASS) travels base64-encoded: an error body
+    // echoing the Authorization header must not put that form in the log either.
+    for (const key of [...keys]) keys.add(Buffer.from(key).toString('base64'));
     return [...keys];
   }
 }
