@@ -215,9 +215,13 @@ describe('images', () => {
     expect(await holds()).toBe(0);
   });
 
-  it('an input the model refuses (a size whose ratio Flux does not take), a failed prediction, a wrong owner key, an output that is gone: in gateway words', async () => {
-    const ratio = await refusal(sdk().images.generate({ model: 'rep/flux-schnell', prompt: 'x', size: '1000x700' as never }));
+  it('an input the model refuses (a template\u2019s exact ratio Kontext does not take), a failed prediction, a wrong owner key, an output that is gone: in gateway words', async () => {
+    const reference = await toFile(await makeImage(64, 64), 'k.png', { type: 'image/png' });
+    const ratio = await refusal(sdk().images.edit({ model: 'rep/kontext', image: reference, prompt: 'x', size: '1000x700' as never }));
     expect(ratio).toMatchObject({ status: 400, code: 'upstream_bad_request', message: 'Replicate refused the model\u2019s input: aspect_ratio (not one of the values it takes).' });
+    // The default input sends the nearest common ratio instead.
+    await sdk().images.generate({ model: 'rep/flux-schnell', prompt: 'x', size: '1000x700' as never });
+    expect(lastCreation(rep).body.input.aspect_ratio).toBe('3:2');
     rep.behaviour.fail = `NSFW content detected ${SECRET}`;
     try {
       const failed = await refusal(sdk().images.generate({ model: 'rep/flux-schnell', prompt: 'x', size: '1024x1024' }));

@@ -8,7 +8,7 @@ import { apiRoot } from '../../electron/core/providers/replicate/replicate-admin
 import { replicateError } from '../../electron/core/providers/replicate/replicate-errors.js';
 import { keyAllowed } from '../../electron/core/providers/replicate/replicate-files.js';
 import { outputUrls, predictionBody, predictionOf, predictionRoute, progressOf } from '../../electron/core/providers/replicate/replicate-mapping.js';
-import { checkTemplate, defaultImageInput, defaultVideoInput, fillInput } from '../../electron/core/providers/replicate/replicate-templates.js';
+import { checkTemplate, commonRatio, defaultImageInput, defaultVideoInput, fillInput } from '../../electron/core/providers/replicate/replicate-templates.js';
 import { errorForStatus, UpstreamStatusError } from '../../electron/core/providers/upstream/upstream-errors.js';
 
 const VERSION = '7762fd07cf82c948538e41f63f77d685e02b063e37e496e96eefd46c929f9bdc';
@@ -66,6 +66,14 @@ describe('templates', () => {
     expect(defaultImageInput(request, true)).toEqual({ prompt: 'a fox', aspect_ratio: '16:9', seed: 7 });
     expect(defaultImageInput({ ...request, images: ['data:a', 'data:b', 'data:c', 'data:d'] }, false)).toEqual({ prompt: 'a fox', aspect_ratio: 'match_input_image', seed: 7, image_input: ['data:a', 'data:b', 'data:c', 'data:d'] });
     expect(defaultImageInput({ ...request, images: ['data:a'] }, true).aspect_ratio).toBe('16:9');
+  });
+
+  it('the default inputs send a common aspect ratio: the size\u2019s own when it is one, else the nearest', () => {
+    expect(commonRatio(1024, 1536)).toBe('2:3');
+    expect(commonRatio(854, 480)).toBe('16:9');
+    expect(commonRatio(1000, 700)).toBe('3:2');
+    expect(commonRatio(2520, 1080)).toBe('21:9');
+    expect(fillInput({ prompt: '{{prompt}}', aspect_ratio: '{{aspect_ratio}}' }, { ...request, width: 854, height: 480 }).aspect_ratio).toBe('427:240');
   });
 
   it('the default video input: prompt, duration, aspect ratio, and the first reference as image', () => {

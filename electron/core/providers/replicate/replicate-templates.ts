@@ -51,7 +51,7 @@ export function defaultImageInput(request: TemplateRequest, sizeGiven: boolean):
   const keepShape = request.images.length > 0 && !sizeGiven;
   const input: Record<string, JsonValue> = {
     prompt: request.prompt,
-    aspect_ratio: keepShape ? 'match_input_image' : sizeRatios(request.width, request.height).aspect_ratio,
+    aspect_ratio: keepShape ? 'match_input_image' : commonRatio(request.width, request.height),
     seed: request.seed,
   };
   if (request.images.length > 0) input.image_input = [...request.images];
@@ -63,10 +63,29 @@ export function defaultVideoInput(request: TemplateRequest): Record<string, Json
   const input: Record<string, JsonValue> = {
     prompt: request.prompt,
     duration: request.seconds ?? 5,
-    aspect_ratio: sizeRatios(request.width, request.height).aspect_ratio,
+    aspect_ratio: commonRatio(request.width, request.height),
   };
   if (request.images[0] !== undefined) input.image = request.images[0];
   return input;
+}
+
+/** The aspect ratios the common models list (Flux, Seedream, Seedance, Veo take these or some of them). */
+const COMMON_RATIOS = ['1:1', '16:9', '9:16', '4:3', '3:4', '3:2', '2:3', '4:5', '5:4', '21:9', '9:21'];
+
+/**
+ * The size's ratio as the default inputs send it: reduced when it is a common one (1280x720 ->
+ * 16:9), else the nearest common one (480p, 854x480 -> 16:9), since no model takes "427:240".
+ * An owner's template gets the exact {{aspect_ratio}}.
+ */
+export function commonRatio(width: number, height: number): string {
+  const exact = sizeRatios(width, height).aspect_ratio;
+  if (COMMON_RATIOS.includes(exact)) return exact;
+  const target = Math.log(width / height);
+  const distance = (ratio: string) => {
+    const [w, h] = ratio.split(':').map(Number) as [number, number];
+    return Math.abs(Math.log(w / h) - target);
+  };
+  return COMMON_RATIOS.reduce((best, ratio) => (distance(ratio) < distance(best) ? ratio : best));
 }
 
 /** A copy without the values that name an image placeholder in `missing` (array items and keys). */
