@@ -43,7 +43,8 @@ const video = (id: string, caps: Record<string, unknown>, base: ModelRecord): Mo
 });
 
 beforeAll(async () => {
-  t = await startTestGateway({ logger: capturingLogger(logs), upstreamTimeouts: { connectMs: 2_000, totalMs: 10_000 } });
+  // The gateway's own rate limit would refuse the bursts of fault cases (20 a second for a key).
+  t = await startTestGateway({ logger: capturingLogger(logs), upstreamTimeouts: { connectMs: 2_000, totalMs: 10_000 }, limits: { requests: { balance: { perSecond: 1_000, perMinute: 10_000, perHour: 100_000 } } } });
   rep = await startReplicateEmulator({ durationMs: 1 });
   // Predictions that never end by themselves; sync mode gives up on them after a second.
   slow = await startReplicateEmulator({ stuck: true, syncWaitMs: 1_000 });
@@ -231,6 +232,10 @@ describe('images', () => {
       rep.behaviour.fail = false;
     }
     expect(await refusal(sdk().images.generate({ model: 'wrongkey/flux', prompt: 'x', size: '1024x1024' }))).toMatchObject({ status: 503, code: 'upstream_unavailable' });
+    for (const [status, message] of [['canceled', /cancelled the prediction/], ['aborted', /aborted the prediction before it ran/]] as const) {
+      rep.inject('POST model predictions', { status: 201, body: JSON.stringify({ id: 'p-ended', status, output: null, error: SECRET }), times: 1 });
+      expect(await refusal(sdk().images.generate({ model: 'rep/flux-schnell', prompt: 'x', size: '1024x1024' }))).toMatchObject({ status: 503, code: 'upstream_unavailable', message: expect.stringMatching(message) });
+    }
     rep.inject('GET output', { status: 404, body: SECRET, times: 1 });
     expect(await refusal(sdk().images.generate({ model: 'rep/flux-schnell', prompt: 'x', size: '1024x1024' }))).toMatchObject({ status: 502, code: 'upstream_invalid_response' });
     rep.inject('GET output', { status: 503, times: 1 });
@@ -342,6 +347,15 @@ describe('videos', () => {
       expect((await row(id))!.output_path).toBeNull();
     }
     expect(JSON.stringify(await getTask(failed))).not.toContain(SECRET);
+  });
+
+  it('a prediction cancelled or aborted at Replicate (not by the gateway) fails the task', async () => {
+    for (const [status, message] of [['canceled', /cancelled the prediction/], ['aborted', /aborted the prediction before it ran/]] as const) {
+      rep.inject('GET prediction', { body: JSON.stringify({ id: 'x', status, output: null, error: null }), times: 1 });
+      const created = await createVideo('rep/seedance');
+      expect(await ended(created.id)).toMatchObject({ status: 'failed', error: { code: 'generation_failed', message: expect.stringMatching(message) } });
+      expect(await money(created.id)).toEqual(['reserve', 'release']);
+    }
   });
 
   it('an output that cannot be fetched: retried with backoff (a passing refusal is survived), then the task fails with its hold released', async () => {
