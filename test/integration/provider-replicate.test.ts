@@ -216,7 +216,7 @@ describe('images', () => {
     expect(await holds()).toBe(0);
   });
 
-  it('an input the model refuses (a template\u2019s exact ratio Kontext does not take), a failed prediction, a wrong owner key, an output that is gone: in gateway words', async () => {
+  it('an input the model refuses (a template\u2019s exact ratio Kontext does not take), a failed prediction, a wrong owner key, a reference too large to upload, an output that is gone: in gateway words', async () => {
     const reference = await toFile(await makeImage(64, 64), 'k.png', { type: 'image/png' });
     const ratio = await refusal(sdk().images.edit({ model: 'rep/kontext', image: reference, prompt: 'x', size: '1000x700' as never }));
     expect(ratio).toMatchObject({ status: 400, code: 'upstream_bad_request', message: 'Replicate refused the model\u2019s input: aspect_ratio (not one of the values it takes).' });
@@ -236,6 +236,9 @@ describe('images', () => {
       rep.inject('POST model predictions', { status: 201, body: JSON.stringify({ id: 'p-ended', status, output: null, error: SECRET }), times: 1 });
       expect(await refusal(sdk().images.generate({ model: 'rep/flux-schnell', prompt: 'x', size: '1024x1024' }))).toMatchObject({ status: 503, code: 'upstream_unavailable', message: expect.stringMatching(message) });
     }
+    rep.inject('POST files', { status: 413, body: SECRET, times: 1 });
+    const large = await toFile(await uncompressedPng(400, 300), 'big.png', { type: 'image/png' });
+    expect(await refusal(sdk().images.edit({ model: 'rep/seedream-4', image: large, prompt: 'x' }))).toMatchObject({ status: 400, code: 'upstream_bad_request', message: 'Replicate refused a reference image as too large.' });
     rep.inject('GET output', { status: 404, body: SECRET, times: 1 });
     expect(await refusal(sdk().images.generate({ model: 'rep/flux-schnell', prompt: 'x', size: '1024x1024' }))).toMatchObject({ status: 502, code: 'upstream_invalid_response' });
     rep.inject('GET output', { status: 503, times: 1 });

@@ -13,6 +13,7 @@ import { dataUri } from '../upstream/image-payload.js';
 import { imageFromUrl } from '../upstream/image-url.js';
 import type { UpstreamClient } from '../upstream/upstream-client.js';
 import { invalidResponse, UpstreamStatusError } from '../upstream/upstream-errors.js';
+import { replicateError } from './replicate-errors.js';
 import { isObject, REPLICATE } from './replicate-mapping.js';
 
 /** A reference this size or smaller goes inline as a data: URL. */
@@ -83,7 +84,12 @@ export class ReplicateFiles {
     const form = new FormData();
     form.append('content', new Blob([reference.bytes], { type: reference.mime }), reference.filename);
     form.append('metadata', new Blob(['{}'], { type: 'application/json' }));
-    const { body } = await this.http.json<unknown>({ method: 'POST', url: `${this.api}/files`, headers: this.auth(), form, timeoutMs: UPLOAD_TIMEOUT_MS, ...(signal ? { signal } : {}) });
+    let body: unknown;
+    try {
+      ({ body } = await this.http.json<unknown>({ method: 'POST', url: `${this.api}/files`, headers: this.auth(), form, timeoutMs: UPLOAD_TIMEOUT_MS, ...(signal ? { signal } : {}) }));
+    } catch (error) {
+      throw replicateError(error, 'upload');
+    }
     const urls = isObject(body) && isObject(body.urls) ? body.urls : {};
     if (!isObject(body) || typeof body.id !== 'string' || typeof urls.get !== 'string' || !/^https?:\/\//.test(urls.get)) throw invalidResponse('the uploaded file has no URL');
     return { url: urls.get, fileId: body.id };

@@ -183,7 +183,9 @@ export class ReplicateProvider extends UpstreamAdapter<UpstreamProviderConfig> i
    * again with backoff, and a run of them fails the task with its hold released.
    */
   private async saveVideo(job: VideoJob, prediction: Prediction): Promise<VideoPoll> {
-    const url = outputUrls(prediction.output)[0];
+    // Models that answer several files (a video and its poster) name the video by its extension.
+    const urls = outputUrls(prediction.output);
+    const url = urls.find((u) => /\.mp4(\?|$)/i.test(u)) ?? urls[0];
     if (url === undefined) {
       if (prediction.dataRemoved) return { state: 'failed', message: OUTPUT_REMOVED };
       throw invalidResponse('the finished prediction has no output file');
