@@ -331,6 +331,19 @@ describe('videos', () => {
     expect((await row(created.id))!.output_path).toBeNull();
   });
 
+  it('a poll rate limited is waited out (its RetryInfo); an operation the API no longer knows (404) fails the task', async () => {
+    const gate = emu.holdOperations();
+    const created = await createVideo('gem/veo-3');
+    const name = await operationOf(created.id);
+    await waitFor(async () => emu.operations.get(name)!.polls > 0 || null);
+    emu.inject('GET operation', { status: 429, times: 1 });
+    emu.inject('GET operation', { status: 404, times: 1 });
+    expect(await ended(created.id)).toMatchObject({ status: 'failed', error: { code: 'generation_failed', message: 'The Gemini API no longer knows this video\u2019s operation.' } });
+    expect(emu.requests.filter((r) => r.route === 'GET operation' && r.path.endsWith(name)).length).toBe(3);
+    expect(await money(created.id)).toEqual(['reserve', 'release']);
+    gate.release();
+  });
+
   it('storage answering an HTML page: not an MP4, the task fails in plain words', async () => {
     emu.inject('GET download', { status: 200, body: '<html>login</html>', times: 1 });
     const created = await createVideo('gem/veo-3');
