@@ -13,9 +13,9 @@
 //   has no image for is left out with its part (or its key), so one template serves a model's
 //   generations and its edits, and text-to-video and image-to-video alike.
 import type { ModelRecord } from '../../../../shared/api-types.js';
-import { countOr } from '../../catalog/capability-read.js';
 import { invalid } from '../../errors.js';
 import { checkPlaceholders, fillTemplate, IMAGE_PLACEHOLDERS, placeholdersIn, TEMPLATE_PLACEHOLDERS, type JsonValue, type PlaceholderValues, type Workflow } from '../templates/placeholders.js';
+import { referencesAllowed, referencesUsed } from '../templates/template-check.js';
 
 const PARAM = 'template';
 
@@ -171,12 +171,7 @@ export function checkTemplate(template: unknown, record: ModelRecord): Workflow 
   if (!used.includes('prompt')) throw invalid('The template has no {{prompt}}: put it as the text of a part (generateContent) or as the instance\u2019s prompt (Veo).', PARAM);
   if (!video && used.includes('seconds')) throw invalid('The template uses {{seconds}}, which only video models fill; set capabilities.video_generation for a Veo model.', PARAM);
   checkImageFields(template, video);
-  // The highest {{image_N}} used: the references it takes.
-  const references = IMAGE_PLACEHOLDERS.reduce((highest, name, i) => (used.includes(name) ? i + 1 : highest), 0);
-  IMAGE_PLACEHOLDERS.slice(0, references).forEach((name) => {
-    if (!used.includes(name)) throw invalid(`The template uses {{image_${references}}} but not {{${name}}}: reference images fill {{image_1}}, {{image_2}}, ... in order.`, PARAM);
-  });
-  checkReferences(record, video, references);
+  checkReferences(record, video, referencesUsed(used));
   return template;
 }
 
@@ -196,8 +191,9 @@ function checkImageFields(template: JsonValue, video: boolean): void {
 }
 
 function checkReferences(record: ModelRecord, video: boolean, references: number): void {
-  const caps = record.capabilities;
-  const takes = video ? countOr(caps.max_reference_images, 0) : caps.image_edit === true ? countOr(caps.max_reference_images, 1) : 0;
+  // This kind's own rule (the others want an exact match): every reference the record allows
+  // must have its placeholder, which caps the record at three.
+  const takes = referencesAllowed(record);
   if (references > 0 && takes === 0) {
     const how = video ? 'set capabilities.max_reference_images' : 'set capabilities.image_edit to true and max_reference_images';
     throw invalid(`The template takes reference images ({{image_1}}...), but the record allows none; ${how}.`, PARAM);

@@ -6,9 +6,9 @@
 // image for is left out with what holds it (its array item, or its key), so one template serves
 // a model's generations and its edits, and text-to-video and image-to-video alike.
 import type { ModelRecord } from '../../../../shared/api-types.js';
-import { countOr } from '../../catalog/capability-read.js';
 import { invalid } from '../../errors.js';
-import { checkPlaceholders, fillTemplate, IMAGE_PLACEHOLDERS, placeholdersIn, sizeRatios, TEMPLATE_PLACEHOLDERS, type JsonValue, type PlaceholderValues, type Workflow } from '../templates/placeholders.js';
+import { fillTemplate, IMAGE_PLACEHOLDERS, placeholdersIn, sizeRatios, type JsonValue, type PlaceholderValues, type Workflow } from '../templates/placeholders.js';
+import { checkTemplateBody } from '../templates/template-check.js';
 import { isObject } from './replicate-mapping.js';
 
 const PARAM = 'template';
@@ -104,11 +104,8 @@ function withoutImages(value: JsonValue, missing: readonly string[]): JsonValue 
 }
 
 /**
- * The check of an owner's template when a model is put: the model's input object, known
- * placeholders only, a prompt, and references that agree with the record: an image model that
- * edits with N references (capabilities.max_reference_images, default 1) uses {{image_1}}..
- * {{image_N}}, one that does not edit uses none; a video model uses as many as its record allows
- * (default 0). Every reference a request may bring is then sent, and every placeholder can be filled.
+ * The check of an owner's template when a model is put: the model's input object (not wrapped in
+ * "input"), then the rules every cloud kind shares (templates/template-check.ts).
  */
 export function checkTemplate(template: unknown, record: ModelRecord): Workflow {
   if (!isObject(template)) throw invalid('The template must be a JSON object: the model\u2019s input, as its API page on Replicate shows it.', PARAM);
@@ -116,32 +113,8 @@ export function checkTemplate(template: unknown, record: ModelRecord): Workflow 
   if (keys.length === 1 && keys[0] === 'input' && isObject(template.input)) {
     throw invalid('The template is the model\u2019s input object itself: give what is inside "input" (the gateway wraps it).', PARAM);
   }
-  const workflow = template as Workflow;
-  const used = checkPlaceholders(workflow, TEMPLATE_PLACEHOLDERS, PARAM);
-  if (!used.includes('prompt')) throw invalid('The template has no {{prompt}}: put it as the value of the model\u2019s prompt input ("prompt": "{{prompt}}").', PARAM);
-  let references = 0;
-  IMAGE_PLACEHOLDERS.forEach((name, i) => {
-    if (used.includes(name)) references = i + 1;
+  return checkTemplateBody(template as Workflow, record, {
+    prompt: 'put it as the value of the model\u2019s prompt input ("prompt": "{{prompt}}")',
+    images: 'where the model takes its images',
   });
-  for (let i = 0; i < references; i++) {
-    if (!used.includes(IMAGE_PLACEHOLDERS[i]!)) {
-      throw invalid(`The template uses {{image_${references}}} but not {{${IMAGE_PLACEHOLDERS[i]}}}: reference images fill {{image_1}}, {{image_2}}, ... in order.`, PARAM);
-    }
-  }
-  const caps = record.capabilities;
-  if (caps.video_generation === true) {
-    const allowed = countOr(caps.max_reference_images, 0);
-    if (references !== allowed) throw invalid(referenceMismatch(references, allowed, 'capabilities.max_reference_images'), PARAM);
-    return workflow;
-  }
-  if (used.includes('seconds')) throw invalid('The template uses {{seconds}}, which only video models fill; set capabilities.video_generation for a video model.', PARAM);
-  const allowed = caps.image_edit === true ? countOr(caps.max_reference_images, 1) : 0;
-  if (references !== allowed) throw invalid(referenceMismatch(references, allowed, caps.image_edit === true ? 'capabilities.max_reference_images' : 'capabilities.image_edit'), PARAM);
-  return workflow;
-}
-
-function referenceMismatch(used: number, allowed: number, field: string): string {
-  if (used === 0) return `The record allows ${allowed} reference image${allowed === 1 ? '' : 's'}, but the template uses no {{image_1}}, so they would be ignored; put {{image_1}}... where the model takes its images, or change ${field}.`;
-  if (allowed === 0) return `The template takes reference images ({{image_1}}...), but the record allows none; set ${field} (capabilities.image_edit with max_reference_images for an image model, max_reference_images for a video model).`;
-  return `The template uses ${used} reference image placeholder${used === 1 ? '' : 's'}, but the record allows ${allowed}; make them agree (${field}).`;
 }

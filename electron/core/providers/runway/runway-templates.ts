@@ -9,9 +9,9 @@
 // empty so goes too. One template thus serves a model's generations and its edits, and
 // text-to-video and image-to-video alike.
 import type { ModelRecord } from '../../../../shared/api-types.js';
-import { countOr } from '../../catalog/capability-read.js';
 import { invalid } from '../../errors.js';
-import { checkPlaceholders, fillTemplate, IMAGE_PLACEHOLDERS, placeholdersIn, sizeRatios, TEMPLATE_PLACEHOLDERS, type JsonValue, type PlaceholderValues, type Workflow } from '../templates/placeholders.js';
+import { fillTemplate, IMAGE_PLACEHOLDERS, placeholdersIn, sizeRatios, type JsonValue, type PlaceholderValues, type Workflow } from '../templates/placeholders.js';
+import { checkTemplateBody } from '../templates/template-check.js';
 import { isObject, runwayRatio, takesSeed, type Endpoint } from './runway-mapping.js';
 
 const PARAM = 'template';
@@ -92,43 +92,16 @@ function pruneItem(item: JsonValue, missing: readonly string[]): JsonValue | und
 }
 
 /**
- * The check of an owner's template when a model is put: a JSON object without `model`, known
- * placeholders only, a prompt, and references that agree with the record: an image model that
- * edits with N references (capabilities.max_reference_images, default 1) uses {{image_1}}..
- * {{image_N}}, one that does not edit uses none; a video model uses as many as its record allows
- * (default 0). Every reference a request may bring is then sent, and every placeholder filled.
+ * The check of an owner's template when a model is put: a JSON object without `model`, then the
+ * rules every cloud kind shares (templates/template-check.ts).
  */
 export function checkTemplate(template: unknown, record: ModelRecord): Workflow {
   if (!isObject(template)) throw invalid('The template must be a JSON object: the body of the model\u2019s Runway request (promptText, ratio, ...).', PARAM);
   if ('model' in template) {
     throw invalid('The template sets "model": the gateway sends the model\u2019s upstream name (--upstream-model) there; leave "model" out.', PARAM);
   }
-  const workflow = template as Workflow;
-  const used = checkPlaceholders(workflow, TEMPLATE_PLACEHOLDERS, PARAM);
-  if (!used.includes('prompt')) throw invalid('The template has no {{prompt}}: put it where the model takes its prompt ("promptText": "{{prompt}}").', PARAM);
-  let references = 0;
-  IMAGE_PLACEHOLDERS.forEach((name, i) => {
-    if (used.includes(name)) references = i + 1;
+  return checkTemplateBody(template as Workflow, record, {
+    prompt: 'put it where the model takes its prompt ("promptText": "{{prompt}}")',
+    images: 'where the model takes its images (promptImage, referenceImages[].uri)',
   });
-  for (let i = 0; i < references; i++) {
-    if (!used.includes(IMAGE_PLACEHOLDERS[i]!)) {
-      throw invalid(`The template uses {{image_${references}}} but not {{${IMAGE_PLACEHOLDERS[i]}}}: reference images fill {{image_1}}, {{image_2}}, ... in order.`, PARAM);
-    }
-  }
-  const caps = record.capabilities;
-  if (caps.video_generation === true) {
-    const allowed = countOr(caps.max_reference_images, 0);
-    if (references !== allowed) throw invalid(referenceMismatch(references, allowed, 'capabilities.max_reference_images'), PARAM);
-    return workflow;
-  }
-  if (used.includes('seconds')) throw invalid('The template uses {{seconds}}, which only video models fill; set capabilities.video_generation for a video model.', PARAM);
-  const allowed = caps.image_edit === true ? countOr(caps.max_reference_images, 1) : 0;
-  if (references !== allowed) throw invalid(referenceMismatch(references, allowed, caps.image_edit === true ? 'capabilities.max_reference_images' : 'capabilities.image_edit'), PARAM);
-  return workflow;
-}
-
-function referenceMismatch(used: number, allowed: number, field: string): string {
-  if (used === 0) return `The record allows ${allowed} reference image${allowed === 1 ? '' : 's'}, but the template uses no {{image_1}}, so they would be ignored; put {{image_1}}... where the model takes its images (promptImage, referenceImages[].uri), or change ${field}.`;
-  if (allowed === 0) return `The template takes reference images ({{image_1}}...), but the record allows none; set ${field} (capabilities.image_edit with max_reference_images for an image model, max_reference_images for a video model).`;
-  return `The template uses ${used} reference image placeholder${used === 1 ? '' : 's'}, but the record allows ${allowed}; make them agree (${field}).`;
 }
