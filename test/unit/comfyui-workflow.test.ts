@@ -11,7 +11,8 @@ import { checkWorkflow } from '../../electron/core/providers/comfyui/comfyui-che
 import { cleanText, executionFailure, refusedPrompt } from '../../electron/core/providers/comfyui/comfyui-errors.js';
 import { checkReferenceCount, fillWorkflow, imageOutput, outcomeOf, videoOutput } from '../../electron/core/providers/comfyui/comfyui-mapping.js';
 import { PromptProgress } from '../../electron/core/providers/comfyui/comfyui-progress.js';
-import { checkContainer, notMp4Message } from '../../electron/core/providers/comfyui/comfyui-video.js';
+import { notMp4Message } from '../../electron/core/providers/comfyui/comfyui-video.js';
+import { checkContainer } from '../../electron/core/providers/upstream/video-file.js';
 import { BUILT_IN_MAX_REFERENCES, EDIT_DENOISE, editWorkflow, textToImageWorkflow, withCheckpoint } from '../../electron/core/providers/comfyui/comfyui-workflow.js';
 
 const discovered = engineImageRecord({ upstreamModel: 'sd15.safetensors', name: 'sd15', maxReferenceImages: BUILT_IN_MAX_REFERENCES }, 'comfy/sd15', 'comfy', 0);

@@ -14,13 +14,14 @@ import type { Workflow } from '../templates/placeholders.js';
 import type { UpstreamProviderConfig } from '../upstream/upstream-client.js';
 import { UpstreamAdapter } from '../upstream/upstream-adapter.js';
 import { invalidResponse } from '../upstream/upstream-errors.js';
+import { saveMp4 } from '../upstream/video-file.js';
 import type { UpstreamClient } from '../upstream/upstream-client.js';
 import { ComfyEngine } from './comfyui-engine.js';
 import { LOST, runFailed } from './comfyui-errors.js';
 import { checkReferenceCount, fillWorkflow, imageOutput, outcomeOf, videoOutput, type FillRequest } from './comfyui-mapping.js';
 import { isFinished, PromptProgress } from './comfyui-progress.js';
 import { ComfySocket, type SocketBackoff } from './comfyui-socket.js';
-import { saveMp4 } from './comfyui-video.js';
+import { notMp4Message } from './comfyui-video.js';
 import { waitForEnd, type WaitPolls } from './comfyui-wait.js';
 import { editWorkflow, textToImageWorkflow, withCheckpoint } from './comfyui-workflow.js';
 
@@ -198,7 +199,8 @@ export class ComfyUIProvider extends UpstreamAdapter<UpstreamProviderConfig> imp
       this.forget(upstreamId);
       return { state: 'failed', message: 'The workflow finished without saving a video; its output node must be SaveVideo or VHS_VideoCombine saving MP4.' };
     }
-    const problem = await saveMp4(await this.engine.view(file, MAX_VIDEO_BYTES, DOWNLOAD_TIMEOUT_MS), job.outputPath);
+    const what = await saveMp4((await this.engine.view(file, MAX_VIDEO_BYTES, DOWNLOAD_TIMEOUT_MS)).body, job.outputPath);
+    const problem = what === null ? null : notMp4Message(what);
     this.forget(upstreamId);
     this.lostOnce.delete(job.taskId);
     return problem ? { state: 'failed', message: problem } : { state: 'completed', output: { kind: 'file', path: job.outputPath } };

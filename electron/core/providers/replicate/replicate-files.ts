@@ -4,15 +4,12 @@
 // lib/files.js). Outputs are URLs on replicate.delivery that need the key ("You'll need to pass
 // the Authorization header to request them", predictions.get); the key goes to Replicate's hosts
 // only, and a redirect elsewhere drops it (the shared client).
-import { createWriteStream } from 'node:fs';
-import { rename, rm } from 'node:fs/promises';
-import { pipeline } from 'node:stream/promises';
 import { GatewayError } from '../../errors.js';
-import { checkContainer } from '../comfyui/comfyui-video.js';
 import { dataUri } from '../upstream/image-payload.js';
 import { imageFromUrl } from '../upstream/image-url.js';
 import type { UpstreamClient } from '../upstream/upstream-client.js';
 import { invalidResponse, UpstreamStatusError } from '../upstream/upstream-errors.js';
+import { saveMp4 } from '../upstream/video-file.js';
 import { replicateError } from './replicate-errors.js';
 import { isObject, REPLICATE } from './replicate-mapping.js';
 
@@ -115,16 +112,15 @@ export class ReplicateFiles {
   }
 
   /**
-   * Streams an output video to `<outputPath>.part` (memory stays flat), checking from its first
-   * bytes that it is an MP4, then renames it into place. Resolves null when it is in place, or
-   * what the file is when it is not an MP4 (nothing is left behind then).
+   * Saves an output video at `outputPath` (upstream/video-file.ts: streamed, checked to be an
+   * MP4). Resolves null when it is in place, or the task's failure message when it is not an MP4.
    */
   async video(url: string, outputPath: string): Promise<string | null> {
-    let stream: AsyncIterable<Buffer>;
+    let stream: AsyncIterable<Buffer> | Buffer[];
     if (url.startsWith('data:')) {
       const comma = url.indexOf(',');
       if (comma === -1 || !url.slice(0, comma).endsWith(';base64')) throw invalidResponse('the video data URI is not base64');
-      stream = once(Buffer.from(url.slice(comma + 1), 'base64'));
+      stream = [Buffer.from(url.slice(comma + 1), 'base64')];
     } else {
       try {
         stream = (await this.http.open({ method: 'GET', url, headers: this.headersFor(url), followRedirects: 3, timeoutMs: VIDEO_FETCH_TIMEOUT_MS }, MAX_VIDEO_BYTES)).body;
@@ -132,16 +128,8 @@ export class ReplicateFiles {
         throw outputError(error);
       }
     }
-    const tmp = `${outputPath}.part`;
-    try {
-      await pipeline(mp4Only(stream), createWriteStream(tmp));
-      await rename(tmp, outputPath);
-      return null;
-    } catch (error) {
-      await rm(tmp, { force: true });
-      if (error instanceof NotMp4) return error.message;
-      throw error;
-    }
+    const what = await saveMp4(stream, outputPath);
+    return what === null ? null : `${REPLICATE}\u2019s model produced ${what}, not an MP4; the gateway serves MP4 videos only (choose the model\u2019s MP4 output in its template, if it has one).`;
   }
 
   private headersFor(url: string): Record<string, string> {
@@ -159,40 +147,6 @@ function outputError(error: unknown): unknown {
   const status = error.upstreamStatus;
   if (status === 401 || status === 403 || status === 429 || status >= 500) return error;
   return invalidResponse(`the output URL answered HTTP ${status}`);
-}
-
-class NotMp4 extends Error {}
-
-async function* once(bytes: Buffer): AsyncGenerator<Buffer> {
-  yield bytes;
-}
-
-/** How many leading bytes decide the container. */
-const HEAD_BYTES = 64;
-
-async function* mp4Only(body: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
-  let head: Buffer = Buffer.alloc(0);
-  let checked = false;
-  for await (const chunk of body) {
-    if (checked) {
-      yield chunk;
-      continue;
-    }
-    head = Buffer.concat([head, chunk]);
-    if (head.length < HEAD_BYTES) continue;
-    verify(head);
-    checked = true;
-    yield head;
-  }
-  if (!checked) {
-    verify(head);
-    yield head;
-  }
-}
-
-function verify(head: Buffer): void {
-  const check = checkContainer(head.subarray(0, HEAD_BYTES));
-  if (!check.mp4) throw new NotMp4(`${REPLICATE}\u2019s model produced ${check.what}, not an MP4; the gateway serves MP4 videos only (choose the model\u2019s MP4 output in its template, if it has one).`);
 }
 
 /** The error a video whose output cannot be fetched gives while it is retried (the scheduler backs off, then fails the task). */
