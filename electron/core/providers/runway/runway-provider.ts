@@ -15,6 +15,7 @@ import { dataUri } from '../upstream/image-payload.js';
 import { imageFromUrl } from '../upstream/image-url.js';
 import type { UpstreamClient, UpstreamProviderConfig, UpstreamRequest } from '../upstream/upstream-client.js';
 import { UpstreamAdapter } from '../upstream/upstream-adapter.js';
+import { callDeadline } from '../upstream/call-deadline.js';
 import { invalidResponse, RepeatedFailureAnswer, unavailable, UpstreamStatusError } from '../upstream/upstream-errors.js';
 import { generationEnded, IMAGE_CANCELLED, imageFailure, runwayError, taskFailure, VIDEO_CANCELLED, VIDEO_GONE, VIDEO_OUTPUT_LOST, type CallKind } from './runway-errors.js';
 import { apiRoot, createdIdOf, MAX_DATA_URI_CHARS, percent, POLL_INTERVAL_MS, RUNWAY, RUNWAY_VERSION, taskOf, type Endpoint, type RunwayTask } from './runway-mapping.js';
@@ -58,16 +59,7 @@ export class RunwayProvider extends UpstreamAdapter<UpstreamProviderConfig> impl
    */
   private async image(job: ImageJob, images: ReferenceImage[]): Promise<ImageOutcome> {
     const timeoutMs = this.config.timeoutMs ?? PROVIDER_KIND_INFO.runway.defaultTimeoutMs;
-    const controller = new AbortController();
-    let ended: 'timeout' | 'left' | null = null;
-    const end = (why: 'timeout' | 'left') => {
-      ended ??= why;
-      controller.abort();
-    };
-    const timer = setTimeout(() => end('timeout'), timeoutMs);
-    const leave = () => end('left');
-    if (job.signal?.aborted) leave();
-    else job.signal?.addEventListener('abort', leave, { once: true });
+    const deadline = callDeadline(timeoutMs, job.signal);
     let id: string | null = null;
     let running = false;
     try {
@@ -76,13 +68,13 @@ export class RunwayProvider extends UpstreamAdapter<UpstreamProviderConfig> impl
       const { width, height } = first ?? job;
       const uris = images.map((image, i) => inline(image.mime, image.bytes, i, 'image'));
       const body = requestBody(job.workflow, { endpoint: 'text_to_image', upstreamModel: job.upstreamModel, prompt: job.prompt, width, height, seed: randomSeed(), images: uris });
-      id = await this.create('text_to_image', body, controller.signal);
+      id = await this.create('text_to_image', body, deadline.signal);
       running = true;
-      const task = await this.waitForImage(id, job, controller.signal);
+      const task = await this.waitForImage(id, job, deadline.signal);
       running = false;
       if (task.status === 'FAILED') throw imageFailure(task.failureCode);
       if (task.status === 'CANCELLED') throw new GatewayError('upstream_unavailable', IMAGE_CANCELLED);
-      const bytes = await imageFromUrl(this.http, task.output[0]!, controller.signal);
+      const bytes = await imageFromUrl(this.http, task.output[0]!, deadline.signal);
       job.onProgress?.(100);
       return { bytes, usage: this.estimateImageUsage(job) };
     } catch (error) {
@@ -92,12 +84,11 @@ export class RunwayProvider extends UpstreamAdapter<UpstreamProviderConfig> impl
         const task = id;
         this.cancel(task).catch((cancelError: unknown) => this.logger.warn({ provider: this.id, task, code: isGatewayError(cancelError) ? cancelError.code : 'error' }, 'Runway image task could not be cancelled'));
       }
-      if (!ended) throw error;
-      this.logger.info({ provider: this.id, task: id, why: ended }, 'Runway image request ended early');
-      throw generationEnded(ended);
+      if (!deadline.ended) throw error;
+      this.logger.info({ provider: this.id, task: id, why: deadline.ended }, 'Runway image request ended early');
+      throw generationEnded(deadline.ended);
     } finally {
-      clearTimeout(timer);
-      job.signal?.removeEventListener('abort', leave);
+      deadline.clear();
     }
   }
 

@@ -14,6 +14,7 @@ import type { ImageEditJob, ImageJob, ImageOutcome, ImageProvider, VideoJob, Vid
 import { referenceMime } from '../../videos/reference-store.js';
 import type { UpstreamClient, UpstreamProviderConfig, UpstreamRequest } from '../upstream/upstream-client.js';
 import { UpstreamAdapter } from '../upstream/upstream-adapter.js';
+import { callDeadline } from '../upstream/call-deadline.js';
 import { ENGINE, fromUpstream, generationEnded, SdcppStatusError, VIDEO_CANCELLED, VIDEO_EXPIRED, VIDEO_FAILED } from './sdcpp-errors.js';
 import { editForm, generationBody, imageOfAnswer, jobIdOf, jobStateOf, vidGenBody } from './sdcpp-mapping.js';
 
@@ -58,26 +59,16 @@ export class SdcppProvider extends UpstreamAdapter<UpstreamProviderConfig> imple
   /** One synchronous generation, bounded by the provider's timeout and ended when the client leaves. */
   private async image(job: ImageJob, request: Pick<UpstreamRequest, 'method' | 'url' | 'json' | 'form'>): Promise<ImageOutcome> {
     const timeoutMs = this.config.timeoutMs ?? PROVIDER_KIND_INFO.sdcpp.defaultTimeoutMs;
-    const controller = new AbortController();
-    let ended: 'timeout' | 'left' | null = null;
-    const end = (why: 'timeout' | 'left') => {
-      ended ??= why;
-      controller.abort();
-    };
-    const timer = setTimeout(() => end('timeout'), timeoutMs);
-    const leave = () => end('left');
-    if (job.signal?.aborted) leave();
-    else job.signal?.addEventListener('abort', leave, { once: true });
+    const deadline = callDeadline(timeoutMs, job.signal);
     let body: unknown;
     try {
-      ({ body } = await this.call({ ...request, timeoutMs: timeoutMs + DEADLINE_MARGIN_MS, signal: controller.signal }, IMAGE_ANSWER_BYTES));
+      ({ body } = await this.call({ ...request, timeoutMs: timeoutMs + DEADLINE_MARGIN_MS, signal: deadline.signal }, IMAGE_ANSWER_BYTES));
     } catch (error) {
-      if (!ended) throw error;
-      this.logger.info({ provider: this.id, why: ended }, 'sd.cpp image call ended early; the server finishes the image unwatched (it has no interrupt)');
-      throw generationEnded(ended);
+      if (!deadline.ended) throw error;
+      this.logger.info({ provider: this.id, why: deadline.ended }, 'sd.cpp image call ended early; the server finishes the image unwatched (it has no interrupt)');
+      throw generationEnded(deadline.ended);
     } finally {
-      clearTimeout(timer);
-      job.signal?.removeEventListener('abort', leave);
+      deadline.clear();
     }
     const { bytes, b64 } = imageOfAnswer(body);
     job.onProgress?.(100);
