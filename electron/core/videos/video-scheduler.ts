@@ -248,7 +248,8 @@ export class VideoScheduler {
         }
         return;
       }
-      await this.tasks.schedulePoll(row.id, now + this.pollFailures.fail(row.id, error).waitMs);
+      // From when the refusal came, not from when the poll set out: a Retry-After counts from the answer.
+      await this.tasks.schedulePoll(row.id, this.clock.now() + this.pollFailures.fail(row.id, error).waitMs);
       return;
     }
     await this.apply(provider, row, job, poll);
