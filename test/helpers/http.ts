@@ -51,3 +51,25 @@ export function outcome(response: RawResponse): string {
     return `${response.status} (not the standard error body: ${response.text.slice(0, 120)})`;
   }
 }
+
+/** What the official openai SDK's thrown error tells a client: status, the gateway's error object, its Retry-After. */
+export interface SdkRefusal {
+  status: number;
+  code: string;
+  message: string;
+  /** The whole error object, to check that no upstream text is in it. */
+  raw: string;
+  retryAfter: string | null;
+}
+
+/** The refusal of an SDK call that must fail (a call that succeeds is a test failure). */
+export async function sdkRefusal(call: Promise<unknown>): Promise<SdkRefusal> {
+  try {
+    await call;
+  } catch (error) {
+    const e = error as { status: number; error: { code: string; message: string }; headers?: Headers | Record<string, string> };
+    const headers = e.headers instanceof Headers ? e.headers : new Headers((e.headers ?? {}) as Record<string, string>);
+    return { status: e.status, code: e.error.code, message: e.error.message, raw: JSON.stringify(e.error), retryAfter: headers.get('retry-after') };
+  }
+  throw new Error('the call succeeded');
+}

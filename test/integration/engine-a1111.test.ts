@@ -4,6 +4,7 @@
 // error shapes in gateway words, interrupt when the client leaves, progress, the provider's own
 // timeout, check and discover, and billing by the estimate.
 import { toFile } from 'openai';
+import { sdkRefusal } from '../helpers/http.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ModelRecord } from '../../shared/api-types.js';
 import { formatUsd } from '../../electron/core/billing/money.js';
@@ -55,17 +56,6 @@ async function putVariant(from: string, id: string, providerId: string, capabili
   const record = { ...entry.record, id, owned_by: providerId, capabilities: { ...entry.record.capabilities, ...capabilities } };
   await t.gateway.catalog.put({ record, providerId, upstreamModel: entry.upstreamModel });
   return record;
-}
-
-/** The SDK's error as the client sees it (status and the gateway's error object). */
-async function refusal(call: Promise<unknown>): Promise<{ status: number; code: string; message: string; raw: string }> {
-  try {
-    await call;
-  } catch (error) {
-    const e = error as { status: number; error: { code: string; message: string } };
-    return { status: e.status, code: e.error.code, message: e.error.message, raw: JSON.stringify(e.error) };
-  }
-  throw new Error('the call succeeded');
 }
 
 describe('check and discover', () => {
@@ -169,7 +159,7 @@ describe('edits', () => {
     const files = await Promise.all([1, 2, 3].map(async (i) => toFile(await makeImage(64, 64), `r${i}.png`, { type: 'image/png' })));
     const count = a1.img2img.length;
     const before = await balance();
-    const refused = await refusal(sdk().images.edit({ model: SD15, prompt: 'merge', image: files }));
+    const refused = await sdkRefusal(sdk().images.edit({ model: SD15, prompt: 'merge', image: files }));
     expect(refused).toMatchObject({ status: 400, code: 'invalid_request', message: expect.stringMatching(/At most 1 reference/) });
     expect(a1.img2img.length).toBe(count);
     expect(await balance()).toBe(before);
@@ -193,7 +183,7 @@ describe('refusals in gateway words', () => {
   it('wrong credentials: 503 saying the owner must fix them; nothing charged', async () => {
     await putVariant(SD15, 'a1-wrong/sd15', 'a1-wrong', {});
     const before = await balance();
-    const refused = await refusal(sdk().images.generate({ model: 'a1-wrong/sd15', prompt: 'x', size: '512x512' }));
+    const refused = await sdkRefusal(sdk().images.generate({ model: 'a1-wrong/sd15', prompt: 'x', size: '512x512' }));
     expect(refused).toMatchObject({ status: 503, code: 'upstream_unavailable', message: expect.stringMatching(/credentials.*--api-auth/) });
     expect(refused.raw).not.toMatch(/Incorrect username|HTTPException/);
     expect(await balance()).toBe(before);
@@ -210,7 +200,7 @@ describe('refusals in gateway words', () => {
   ] as const)('%s %i (%s) -> %i %s', async (flavor, status, kind, options, wantStatus, wantCode, wantMessage) => {
     const engine = flavor === 'forge' ? forge : a1;
     engine.failNext(status, kind, options);
-    const refused = await refusal(sdk().images.generate({ model: flavor === 'forge' ? 'fg/v1-5-pruned-emaonly' : SD15, prompt: 'x', size: '512x512' }));
+    const refused = await sdkRefusal(sdk().images.generate({ model: flavor === 'forge' ? 'fg/v1-5-pruned-emaonly' : SD15, prompt: 'x', size: '512x512' }));
     expect(refused).toMatchObject({ status: wantStatus, code: wantCode, message: expect.stringMatching(wantMessage) });
     // None of the engine's own text reaches the client.
     expect(refused.raw).not.toMatch(/HTTPException|CUDA|tensors|Input should|value is not|twenty|"detail"|"loc"/);
@@ -220,7 +210,7 @@ describe('refusals in gateway words', () => {
   it('an engine that is down: 503 upstream_unavailable', async () => {
     await forge.down();
     try {
-      const refused = await refusal(sdk().images.generate({ model: 'fg/v1-5-pruned-emaonly', prompt: 'x', size: '512x512' }));
+      const refused = await sdkRefusal(sdk().images.generate({ model: 'fg/v1-5-pruned-emaonly', prompt: 'x', size: '512x512' }));
       expect(refused).toMatchObject({ status: 503, code: 'upstream_unavailable', message: expect.stringMatching(/could not connect/) });
     } finally {
       await forge.up();
@@ -282,7 +272,7 @@ describe('long runs', () => {
     const before = await balance();
     const interrupts = a1.interrupts;
     const gate = a1.holdAt(2);
-    const refused = await refusal(sdk().images.generate({ model: 'a1-short/sd15', prompt: 'too slow', size: '512x512' }));
+    const refused = await sdkRefusal(sdk().images.generate({ model: 'a1-short/sd15', prompt: 'too slow', size: '512x512' }));
     expect(refused).toMatchObject({ status: 503, code: 'upstream_unavailable', message: expect.stringMatching(/within the provider.s timeout \(1 s\)/) });
     expect(gate.wasReached).toBe(true);
     expect(a1.interrupts).toBe(interrupts + 1);

@@ -19,7 +19,7 @@ import { tokenCostNano } from '../../electron/core/billing/pricing.js';
 import { estimateImageUsage } from '../../electron/core/providers/image-usage.js';
 import { startSdcppEmulator, type SdcppEmulator } from '../emulators/sdcpp-emulator.js';
 import { startTestGateway, USD, type TestGateway } from '../helpers/gateway.js';
-import { errorOf, postJson, request } from '../helpers/http.js';
+import { errorOf, postJson, request, sdkRefusal } from '../helpers/http.js';
 import { decodeB64, makeImage } from '../helpers/images.js';
 import { ffprobe } from '../helpers/mp4.js';
 import { waitFor } from '../helpers/stub-video-provider.js';
@@ -73,17 +73,6 @@ const sdk = () => t.client(key.token);
 const auth = () => ({ authorization: `Bearer ${key.token}` });
 const holds = async () => (await t.gateway.billing.activeHolds(key.accountId)).length;
 const SEED_BLOCK = /<sd_cpp_extra_args>\{"seed":(\d+)\}<\/sd_cpp_extra_args>$/;
-
-/** The SDK's refusal as the client sees it. */
-async function refusal(call: Promise<unknown>): Promise<{ status: number; code: string; message: string; raw: string }> {
-  try {
-    await call;
-  } catch (error) {
-    const e = error as { status: number; error: { code: string; message: string } };
-    return { status: e.status, code: e.error.code, message: e.error.message, raw: JSON.stringify(e.error) };
-  }
-  throw new Error('the call succeeded');
-}
 
 const createVideo = (extra: Record<string, unknown> = {}) =>
   sdk().videos.create({ model: VIDEO_MODEL as never, prompt: 'waves on a pier', seconds: '2' as never, size: '832x480' as never, ...extra }) as unknown as Promise<VideoTask>;
@@ -201,7 +190,7 @@ describe('images', () => {
   it('bounded by the provider\u2019s own timeout (1 s), not the shared client\u2019s 300 ms: a slow image is 503 at 1 s', async () => {
     const gate = img.holdAt(1);
     try {
-      const refused = await refusal(sdk().images.generate({ model: 'sdimg-short/sdxl', prompt: 'too slow', size: '512x512' }));
+      const refused = await sdkRefusal(sdk().images.generate({ model: 'sdimg-short/sdxl', prompt: 'too slow', size: '512x512' }));
       expect(refused).toMatchObject({ status: 503, code: 'upstream_unavailable' });
       expect(refused.message).toMatch(/provider's timeout/);
     } finally {
@@ -224,7 +213,7 @@ describe('images', () => {
     ['500 server_error with the exception text', 500, { error: 'server_error', message: 'std::bad_alloc at /home/owner/secret.gguf' }, 503, 'upstream_unavailable', /console/],
   ] as const)('%s: in gateway words, never the engine\u2019s body', async (_name, status, fault, clientStatus, code, message) => {
     img.failNext(status, { route: 'POST /v1/images/generations', ...fault });
-    const refused = await refusal(sdk().images.generate({ model: IMAGE_MODEL, prompt: 'x', size: '512x512' }));
+    const refused = await sdkRefusal(sdk().images.generate({ model: IMAGE_MODEL, prompt: 'x', size: '512x512' }));
     expect(refused).toMatchObject({ status: clientStatus, code });
     expect(refused.message).toMatch(message);
     expect(refused.raw).not.toMatch(/home\/owner|invalid params|bad_alloc|server_error/);
@@ -233,10 +222,10 @@ describe('images', () => {
 
   it('a generation that returns no results, and a server that is down: 503', async () => {
     img.failNext('generation');
-    expect(await refusal(sdk().images.generate({ model: IMAGE_MODEL, prompt: 'x', size: '512x512' }))).toMatchObject({ status: 503, code: 'upstream_unavailable', message: expect.stringMatching(/failed to generate/) });
+    expect(await sdkRefusal(sdk().images.generate({ model: IMAGE_MODEL, prompt: 'x', size: '512x512' }))).toMatchObject({ status: 503, code: 'upstream_unavailable', message: expect.stringMatching(/failed to generate/) });
     await img.down();
     try {
-      expect(await refusal(sdk().images.generate({ model: IMAGE_MODEL, prompt: 'x', size: '512x512' }))).toMatchObject({ status: 503, code: 'upstream_unavailable' });
+      expect(await sdkRefusal(sdk().images.generate({ model: IMAGE_MODEL, prompt: 'x', size: '512x512' }))).toMatchObject({ status: 503, code: 'upstream_unavailable' });
     } finally {
       await img.up();
     }
@@ -365,7 +354,7 @@ describe('videos', () => {
   it('a full queue (429) at creation: 429 upstream_rate_limited, Retry-After kept when sent; no task, no hold', async () => {
     const before = await holds();
     vid.failNext(429, { route: 'POST /sdcpp/v1/vid_gen' });
-    const refused = await refusal(createVideo());
+    const refused = await sdkRefusal(createVideo());
     expect(refused).toMatchObject({ status: 429, code: 'upstream_rate_limited', message: expect.stringMatching(/job queue is full/) });
     vid.inject('POST /sdcpp/v1/vid_gen', { status: 429, headers: { 'retry-after': '3' }, times: 1 });
     const raw = await postJson(`${t.baseUrl}/videos`, { model: VIDEO_MODEL, prompt: 'x', seconds: 2, size: '832x480' }, key.token);
@@ -376,7 +365,7 @@ describe('videos', () => {
   });
 
   it('a server whose model makes no videos refuses the job: 400 in gateway words', async () => {
-    const refused = await refusal(sdk().videos.create({ model: 'sdimg/not-video' as never, prompt: 'x', seconds: '1' as never, size: '832x480' as never }));
+    const refused = await sdkRefusal(sdk().videos.create({ model: 'sdimg/not-video' as never, prompt: 'x', seconds: '1' as never, size: '832x480' as never }));
     expect(refused).toMatchObject({ status: 400, code: 'upstream_bad_request', message: expect.stringMatching(/does not generate videos/) });
     expect(refused.raw).not.toContain('vid_gen');
   });

@@ -19,7 +19,7 @@ import { isGatewayError } from '../../electron/core/errors.js';
 import { startGeminiEmulator, type GeminiEmulator, type ImageRefusal } from '../emulators/gemini-emulator.js';
 import { quotaExhausted } from '../emulators/gemini-errors.js';
 import { startTestGateway, USD, type TestGateway } from '../helpers/gateway.js';
-import { errorOf, postJson, request } from '../helpers/http.js';
+import { errorOf, postJson, request, sdkRefusal } from '../helpers/http.js';
 import { decodeB64, makeImage } from '../helpers/images.js';
 import { ffprobe } from '../helpers/mp4.js';
 import { waitFor } from '../helpers/stub-video-provider.js';
@@ -84,16 +84,6 @@ const holds = async () => (await t.gateway.billing.activeHolds(key.accountId)).l
 const balance = async () => (await t.gateway.billing.view(key.accountId)).balance_usd;
 const lastContent = () => emu.contents.at(-1)!;
 const pricingOf = async (id: string) => (await t.gateway.catalog.find(id))!.record.pricing;
-
-async function refusal(call: Promise<unknown>): Promise<{ status: number; code: string; message: string; raw: string }> {
-  try {
-    await call;
-  } catch (error) {
-    const e = error as { status: number; error: { code: string; message: string } };
-    return { status: e.status, code: e.error.code, message: e.error.message, raw: JSON.stringify(e.error) };
-  }
-  throw new Error('the call succeeded');
-}
 
 const createVideo = (model: string, extra: Record<string, unknown> = {}) =>
   sdk().videos.create({ model: model as never, prompt: 'waves on a pier', seconds: '4' as never, size: '1280x720' as never, ...extra }) as unknown as Promise<VideoTask>;
@@ -194,7 +184,7 @@ describe('images', () => {
   ] as [ImageRefusal, RegExp][])('an answer without an image (%s): 400 upstream_bad_request, nothing charged', async (kind, message) => {
     const before = await balance();
     emu.refuseNextImage(kind);
-    const refused = await refusal(sdk().images.generate({ model: 'gem/nano-banana', prompt: 'x', size: '1024x1024' }));
+    const refused = await sdkRefusal(sdk().images.generate({ model: 'gem/nano-banana', prompt: 'x', size: '1024x1024' }));
     expect(refused).toMatchObject({ status: 400, code: 'upstream_bad_request' });
     expect(refused.message).toMatch(message);
     expect(refused.raw).not.toMatch(/describe it in words/);
@@ -203,9 +193,9 @@ describe('images', () => {
   });
 
   it('a text model asked for an image, a model the API lacks, the wrong key: in gateway words', async () => {
-    expect(await refusal(sdk().images.generate({ model: 'gem/flash-text', prompt: 'x', size: '1024x1024' }))).toMatchObject({ status: 400, code: 'upstream_bad_request', message: 'The Gemini API refused the request.' });
-    expect(await refusal(sdk().images.generate({ model: 'gem/no-such-model', prompt: 'x', size: '1024x1024' }))).toMatchObject({ status: 400, message: expect.stringMatching(/no such model/) });
-    const wrong = await refusal(sdk().images.generate({ model: 'wrongkey/nano-banana', prompt: 'x', size: '1024x1024' }));
+    expect(await sdkRefusal(sdk().images.generate({ model: 'gem/flash-text', prompt: 'x', size: '1024x1024' }))).toMatchObject({ status: 400, code: 'upstream_bad_request', message: 'The Gemini API refused the request.' });
+    expect(await sdkRefusal(sdk().images.generate({ model: 'gem/no-such-model', prompt: 'x', size: '1024x1024' }))).toMatchObject({ status: 400, message: expect.stringMatching(/no such model/) });
+    const wrong = await sdkRefusal(sdk().images.generate({ model: 'wrongkey/nano-banana', prompt: 'x', size: '1024x1024' }));
     expect(wrong).toMatchObject({ status: 503, code: 'upstream_unavailable', message: expect.stringMatching(/provider key \(API_KEY_INVALID\)/) });
     expect(await holds()).toBe(0);
   });
@@ -352,7 +342,7 @@ describe('videos', () => {
 
   it('refused at creation (a duration the model lacks; a 429): in gateway words, no task, no hold', async () => {
     const before = await holds();
-    const refused = await refusal(createVideo('gem/veo-3', { seconds: '5' }));
+    const refused = await sdkRefusal(createVideo('gem/veo-3', { seconds: '5' }));
     expect(refused).toMatchObject({ status: 400, code: 'upstream_bad_request', message: 'The Gemini API refused the request: it found fault with durationSeconds.' });
     emu.inject('POST predictLongRunning', { status: 429, times: 1 });
     const raw = await postJson(`${t.baseUrl}/videos`, { model: 'gem/veo-3', prompt: 'x', seconds: 4, size: '1280x720' }, key.token);

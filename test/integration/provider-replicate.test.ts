@@ -17,7 +17,7 @@ import { tokenCostNano } from '../../electron/core/billing/pricing.js';
 import { estimateImageUsage } from '../../electron/core/providers/image-usage.js';
 import { startReplicateEmulator, type ReplicateEmulator } from '../emulators/replicate-emulator.js';
 import { startTestGateway, USD, type TestGateway } from '../helpers/gateway.js';
-import { errorOf, postJson, request } from '../helpers/http.js';
+import { errorOf, postJson, request, sdkRefusal } from '../helpers/http.js';
 import { decodeB64, makeImage, uncompressedPng } from '../helpers/images.js';
 import { ffprobe } from '../helpers/mp4.js';
 import { replicateCreateFaultCases } from '../helpers/replicate-fault-cases.js';
@@ -85,16 +85,6 @@ const lastCreation = (em: ReplicateEmulator) => {
   const r = creations(em).at(-1)!;
   return { path: r.path, headers: r.headers, body: JSON.parse(r.body.toString()) as { input: Record<string, unknown>; version?: string } };
 };
-
-async function refusal(call: Promise<unknown>): Promise<{ status: number; code: string; message: string; raw: string }> {
-  try {
-    await call;
-  } catch (error) {
-    const e = error as { status: number; error: { code: string; message: string } };
-    return { status: e.status, code: e.error.code, message: e.error.message, raw: JSON.stringify(e.error) };
-  }
-  throw new Error('the call succeeded');
-}
 
 const createVideo = (model: string, extra: Record<string, unknown> = {}) =>
   sdk().videos.create({ model: model as never, prompt: 'waves on a pier', seconds: '5' as never, size: '1280x720' as never, ...extra }) as unknown as Promise<VideoTask>;
@@ -218,31 +208,31 @@ describe('images', () => {
 
   it('an input the model refuses (a template\u2019s exact ratio Kontext does not take), a failed prediction, a wrong owner key, a reference too large to upload, an output that is gone: in gateway words', async () => {
     const reference = await toFile(await makeImage(64, 64), 'k.png', { type: 'image/png' });
-    const ratio = await refusal(sdk().images.edit({ model: 'rep/kontext', image: reference, prompt: 'x', size: '1000x700' as never }));
+    const ratio = await sdkRefusal(sdk().images.edit({ model: 'rep/kontext', image: reference, prompt: 'x', size: '1000x700' as never }));
     expect(ratio).toMatchObject({ status: 400, code: 'upstream_bad_request', message: 'Replicate refused the model\u2019s input: aspect_ratio (not one of the values it takes).' });
     // The default input sends the nearest common ratio instead.
     await sdk().images.generate({ model: 'rep/flux-schnell', prompt: 'x', size: '1000x700' as never });
     expect(lastCreation(rep).body.input.aspect_ratio).toBe('3:2');
     rep.behaviour.fail = `NSFW content detected ${SECRET}`;
     try {
-      const failed = await refusal(sdk().images.generate({ model: 'rep/flux-schnell', prompt: 'x', size: '1024x1024' }));
+      const failed = await sdkRefusal(sdk().images.generate({ model: 'rep/flux-schnell', prompt: 'x', size: '1024x1024' }));
       expect(failed).toMatchObject({ status: 400, code: 'upstream_bad_request', message: 'Replicate could not generate this image (the model failed).' });
       expect(failed.raw).not.toContain(SECRET);
     } finally {
       rep.behaviour.fail = false;
     }
-    expect(await refusal(sdk().images.generate({ model: 'wrongkey/flux', prompt: 'x', size: '1024x1024' }))).toMatchObject({ status: 503, code: 'upstream_unavailable' });
+    expect(await sdkRefusal(sdk().images.generate({ model: 'wrongkey/flux', prompt: 'x', size: '1024x1024' }))).toMatchObject({ status: 503, code: 'upstream_unavailable' });
     for (const [status, message] of [['canceled', /cancelled the prediction/], ['aborted', /aborted the prediction before it ran/]] as const) {
       rep.inject('POST model predictions', { status: 201, body: JSON.stringify({ id: 'p-ended', status, output: null, error: SECRET }), times: 1 });
-      expect(await refusal(sdk().images.generate({ model: 'rep/flux-schnell', prompt: 'x', size: '1024x1024' }))).toMatchObject({ status: 503, code: 'upstream_unavailable', message: expect.stringMatching(message) });
+      expect(await sdkRefusal(sdk().images.generate({ model: 'rep/flux-schnell', prompt: 'x', size: '1024x1024' }))).toMatchObject({ status: 503, code: 'upstream_unavailable', message: expect.stringMatching(message) });
     }
     rep.inject('POST files', { status: 413, body: SECRET, times: 1 });
     const large = await toFile(await uncompressedPng(400, 300), 'big.png', { type: 'image/png' });
-    expect(await refusal(sdk().images.edit({ model: 'rep/seedream-4', image: large, prompt: 'x' }))).toMatchObject({ status: 400, code: 'upstream_bad_request', message: 'Replicate refused a reference image as too large.' });
+    expect(await sdkRefusal(sdk().images.edit({ model: 'rep/seedream-4', image: large, prompt: 'x' }))).toMatchObject({ status: 400, code: 'upstream_bad_request', message: 'Replicate refused a reference image as too large.' });
     rep.inject('GET output', { status: 404, body: SECRET, times: 1 });
-    expect(await refusal(sdk().images.generate({ model: 'rep/flux-schnell', prompt: 'x', size: '1024x1024' }))).toMatchObject({ status: 502, code: 'upstream_invalid_response' });
+    expect(await sdkRefusal(sdk().images.generate({ model: 'rep/flux-schnell', prompt: 'x', size: '1024x1024' }))).toMatchObject({ status: 502, code: 'upstream_invalid_response' });
     rep.inject('GET output', { status: 503, times: 1 });
-    expect(await refusal(sdk().images.generate({ model: 'rep/flux-schnell', prompt: 'x', size: '1024x1024' }))).toMatchObject({ status: 503, code: 'upstream_unavailable' });
+    expect(await sdkRefusal(sdk().images.generate({ model: 'rep/flux-schnell', prompt: 'x', size: '1024x1024' }))).toMatchObject({ status: 503, code: 'upstream_unavailable' });
     expect(await holds()).toBe(0);
   });
 
@@ -260,7 +250,7 @@ describe('images', () => {
   });
 
   it('the provider\u2019s timeout (2 s): 503 in plain words, the prediction cancelled, Cancel-After as its backstop', async () => {
-    const refused = await refusal(sdk().images.generate({ model: 'slow/flux', prompt: 'too slow', size: '1024x1024' }));
+    const refused = await sdkRefusal(sdk().images.generate({ model: 'slow/flux', prompt: 'too slow', size: '1024x1024' }));
     expect(refused).toMatchObject({ status: 503, code: 'upstream_unavailable', message: 'Replicate did not finish the image within the provider\u2019s timeout.' });
     const prediction = slow.last()!;
     expect(prediction.created.prefer).toBe('wait=2');
@@ -321,7 +311,7 @@ describe('videos', () => {
 
   it('an input the model refuses is refused at creation (400, naming the input); no task, no hold', async () => {
     const before = await holds();
-    const refused = await refusal(createVideo('rep/veo'));
+    const refused = await sdkRefusal(createVideo('rep/veo'));
     expect(refused).toMatchObject({ status: 400, code: 'upstream_bad_request', message: 'Replicate refused the model\u2019s input: duration (not one of the values it takes).' });
     expect(await holds()).toBe(before);
   });

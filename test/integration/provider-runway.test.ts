@@ -17,7 +17,7 @@ import { tokenCostNano } from '../../electron/core/billing/pricing.js';
 import { estimateImageUsage } from '../../electron/core/providers/image-usage.js';
 import { startRunwayEmulator, type RunwayEmulator } from '../emulators/runway-emulator.js';
 import { startTestGateway, USD, type TestGateway } from '../helpers/gateway.js';
-import { request } from '../helpers/http.js';
+import { request, sdkRefusal } from '../helpers/http.js';
 import { decodeB64, makeImage } from '../helpers/images.js';
 import { readMp4 } from '../helpers/mp4.js';
 import { runwayImageFaultCases } from '../helpers/runway-fault-cases.js';
@@ -74,18 +74,6 @@ const auth = () => ({ authorization: `Bearer ${key.token}` });
 const holds = async () => (await t.gateway.billing.activeHolds(key.accountId)).length;
 const lastCreate = () => JSON.parse(rw.requests.filter((r) => r.method === 'POST').at(-1)!.body.toString()) as Record<string, unknown>;
 const lastCreateRoute = () => rw.requests.filter((r) => r.method === 'POST').at(-1)!.route;
-
-/** The SDK's refusal as the client sees it. */
-async function refusal(call: Promise<unknown>): Promise<{ status: number; code: string; message: string; raw: string; retryAfter: string | null }> {
-  try {
-    await call;
-  } catch (error) {
-    const e = error as { status: number; error: { code: string; message: string }; headers?: Headers | Record<string, string> };
-    const headers = e.headers instanceof Headers ? e.headers : new Headers((e.headers ?? {}) as Record<string, string>);
-    return { status: e.status, code: e.error.code, message: e.error.message, raw: JSON.stringify(e.error), retryAfter: headers.get('retry-after') };
-  }
-  throw new Error('the call succeeded');
-}
 
 const generate = (model: string, extra: Record<string, unknown> = {}) => sdk().images.generate({ model, prompt: 'a red fox in snow', size: '1280x720', ...extra } as never);
 const createVideo = (extra: Record<string, unknown>) => sdk().videos.create({ model: 'rw/veo3.1' as never, prompt: 'waves on a pier', seconds: '4' as never, size: '1280x720' as never, ...extra }) as unknown as Promise<VideoTask>;
@@ -181,7 +169,7 @@ describe('images', () => {
     const balance = (await t.gateway.billing.view(key.accountId)).balance_usd;
     rw.behaviour.end = { status: 'FAILED', failureCode, failure: `Runway says ${SECRET}` };
     try {
-      const refused = await refusal(generate('rw/gen4-image'));
+      const refused = await sdkRefusal(generate('rw/gen4-image'));
       expect(refused).toMatchObject({ status, code, message: expect.stringMatching(message) });
       expect(refused.raw).not.toContain(SECRET);
     } finally {
@@ -192,14 +180,14 @@ describe('images', () => {
   });
 
   it('Runway\u2019s own validation: a prompt too long, a model it does not have; in gateway words', async () => {
-    expect(await refusal(generate('rw/gen4-image', { prompt: 'x'.repeat(1001) }))).toMatchObject({ status: 400, code: 'upstream_bad_request', message: 'Runway refused the request: the prompt is too large or too long.' });
-    expect(await refusal(generate('rw/no-such-model'))).toMatchObject({ status: 400, message: expect.stringMatching(/no model "gen9_image" for this kind of request \(text_to_image\)/) });
+    expect(await sdkRefusal(generate('rw/gen4-image', { prompt: 'x'.repeat(1001) }))).toMatchObject({ status: 400, code: 'upstream_bad_request', message: 'Runway refused the request: the prompt is too large or too long.' });
+    expect(await sdkRefusal(generate('rw/no-such-model'))).toMatchObject({ status: 400, message: expect.stringMatching(/no model "gen9_image" for this kind of request \(text_to_image\)/) });
   });
 
   it.each(runwayImageFaultCases(SECRET))('%s', async (_name, where, route, fault, status, code) => {
     (where === 'api' ? rw.inject : rw.injectCdn)(route, { ...fault, times: 1 });
     try {
-      const refused = await refusal(generate('rw/gen4-image'));
+      const refused = await sdkRefusal(generate('rw/gen4-image'));
       expect([refused.status, refused.code]).toEqual([status, code]);
       expect(refused.raw).not.toContain(SECRET);
       if (status === 429) expect(refused.retryAfter).toBe('7');
@@ -238,7 +226,7 @@ describe('images', () => {
   it('the provider timeout (1 s) ends the wait with a 503 and cancels the task', async () => {
     rw.behaviour.hold = true;
     try {
-      const refused = await refusal(generate('rw-short/gen4-image', { prompt: 'too slow' }));
+      const refused = await sdkRefusal(generate('rw-short/gen4-image', { prompt: 'too slow' }));
       expect(refused).toMatchObject({ status: 503, code: 'upstream_unavailable', message: expect.stringMatching(/provider\u2019s timeout; its task was cancelled/) });
     } finally {
       rw.behaviour.hold = false;
@@ -360,10 +348,10 @@ describe('videos', () => {
   });
 
   it('refused at creation: Runway\u2019s 400 names the duration; a 429 keeps Retry-After; no task is left, nothing held', async () => {
-    const refused = await refusal(createVideo({ model: 'rw/veo3.1-five', seconds: '5' }));
+    const refused = await sdkRefusal(createVideo({ model: 'rw/veo3.1-five', seconds: '5' }));
     expect(refused).toMatchObject({ status: 400, code: 'upstream_bad_request', message: 'Runway refused the request: the duration (5 seconds) is not one this model takes.' });
     rw.inject('POST text_to_video', { status: 429, body: SECRET, headers: { 'retry-after': '7' }, times: 1 });
-    const limited = await refusal(createVideo({}));
+    const limited = await sdkRefusal(createVideo({}));
     expect(limited).toMatchObject({ status: 429, code: 'upstream_rate_limited', retryAfter: '7' });
     expect(limited.raw).not.toContain(SECRET);
     expect(await holds()).toBe(0);
