@@ -8,7 +8,8 @@
  * resamples of those planes, one row transform at a time.
  */
 import sharp from 'sharp';
-import { chromaUOf, chromaVOf, lumaOf, smoothstep } from './color.js';
+import { lumaOf, smoothstep } from './color.js';
+import { writeChroma } from './rgb-i420.js';
 import { fadeLevel, type FrameSource } from './frame-source.js';
 import { Rng } from '../shared/random.js';
 import { tokenize } from './scene-plan.js';
@@ -72,18 +73,8 @@ function toPlanes(rgb: Uint8Array, w: number, h: number): [SourcePlane, SourcePl
   const cs = cw + 1;
   const u = new Uint8Array(cs * (ch + 1));
   const v = new Uint8Array(cs * (ch + 1));
+  writeChroma(rgb, w, cw, ch, u, v, cs);
   for (let r = 0; r < ch; r++) {
-    const i0 = 2 * r * w * 3;
-    const i1 = i0 + w * 3;
-    for (let x = 0; x < cw; x++) {
-      const a = i0 + 6 * x;
-      const b = i1 + 6 * x;
-      const R = (rgb[a]! + rgb[a + 3]! + rgb[b]! + rgb[b + 3]! + 2) >> 2;
-      const G = (rgb[a + 1]! + rgb[a + 4]! + rgb[b + 1]! + rgb[b + 4]! + 2) >> 2;
-      const B = (rgb[a + 2]! + rgb[a + 5]! + rgb[b + 2]! + rgb[b + 5]! + 2) >> 2;
-      u[r * cs + x] = chromaUOf(R, G, B);
-      v[r * cs + x] = chromaVOf(R, G, B);
-    }
     u[r * cs + cw] = u[r * cs + cw - 1]!;
     v[r * cs + cw] = v[r * cs + cw - 1]!;
   }

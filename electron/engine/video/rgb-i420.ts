@@ -10,6 +10,14 @@ export function rgbToI420(rgb: Uint8Array, frame: YuvFrame): void {
   const { width: w, height: h, cw, ch, y, u, v } = frame;
   if (rgb.length < w * h * 3) throw new Error(`RGB frame too short: ${rgb.length} bytes for ${w}x${h}`);
   for (let i = 0, o = 0; o < w * h; i += 3, o++) y[o] = lumaOf(rgb[i]!, rgb[i + 1]!, rgb[i + 2]!);
+  writeChroma(rgb, w, cw, ch, u, v, cw);
+}
+
+/**
+ * The chroma planes of packed RGB at half resolution, each sample the 2x2 average, as I420
+ * stores them; rows `stride` apart (the image-to-video source pads each row by one sample).
+ */
+export function writeChroma(rgb: Uint8Array, w: number, cw: number, ch: number, u: Uint8Array, v: Uint8Array, stride: number): void {
   const row = w * 3;
   for (let r = 0; r < ch; r++) {
     const i0 = 2 * r * row;
@@ -20,8 +28,8 @@ export function rgbToI420(rgb: Uint8Array, frame: YuvFrame): void {
       const R = (rgb[a]! + rgb[a + 3]! + rgb[b]! + rgb[b + 3]! + 2) >> 2;
       const G = (rgb[a + 1]! + rgb[a + 4]! + rgb[b + 1]! + rgb[b + 4]! + 2) >> 2;
       const B = (rgb[a + 2]! + rgb[a + 5]! + rgb[b + 2]! + rgb[b + 5]! + 2) >> 2;
-      u[r * cw + x] = chromaUOf(R, G, B);
-      v[r * cw + x] = chromaVOf(R, G, B);
+      u[r * stride + x] = chromaUOf(R, G, B);
+      v[r * stride + x] = chromaVOf(R, G, B);
     }
   }
 }
