@@ -5,7 +5,7 @@
 import type { Clock } from '../clock.js';
 import { GatewayError } from '../errors.js';
 import { newId } from '../ids.js';
-import type { RawDb } from '../store/database.js';
+import type { RawDb } from '../store/raw-db.js';
 import type { AccountRow, HoldRow, LedgerRow } from '../store/schema.js';
 import { MAX_USD_AMOUNT } from '../../../shared/usd-amount.js';
 import { formatUsd } from './money.js';

@@ -13,7 +13,7 @@ import { ChangeWatch } from '../store/change-watch.js';
 import type { Store } from '../store/database.js';
 import { hasUnsafeSegment, UNSAFE_SEGMENT } from './model-path.js';
 import { mergeRecordPatch, type JsonObject } from './model-patch.js';
-import { assertModelRecord } from './model-record-schema.js';
+import { assertModelRecord } from './model-record-check.js';
 import { ENGINE_KINDS } from '../providers/engine-kinds.js';
 import type { Workflow } from '../providers/templates/placeholders.js';
 import { isProviderKind } from '../../../shared/provider-kinds.js';

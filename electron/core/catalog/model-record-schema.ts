@@ -1,11 +1,6 @@
 // TypeBox schema of a catalog model record (the contract's Model record table). Used to check
 // records an owner puts into the catalog, so GET /v1/models never serves a malformed record.
 import { Type, type Static } from '@sinclair/typebox';
-import { invalid } from '../errors.js';
-import { firstProblem, type SchemaProblem } from '../schema-check.js';
-import { hasUnsafeSegment, UNSAFE_SEGMENT } from './model-path.js';
-import { recordRuleProblem } from './model-record-rules.js';
-import type { ModelRecord } from '../../../shared/api-types.js';
 import { MAX_USD_AMOUNT } from '../../../shared/usd-amount.js';
 
 // Billing works in integer nano-USD: a price above the most an amount holds exactly (1e300, say)
@@ -85,22 +80,3 @@ export const ModelRecordSchema = Type.Object(
 );
 
 export type ModelRecordInput = Static<typeof ModelRecordSchema>;
-
-/** The first thing wrong with a would-be record (schema, then the rules a schema cannot say), or null. */
-export async function modelRecordProblem(value: unknown): Promise<SchemaProblem | null> {
-  const problem = await firstProblem(ModelRecordSchema, value);
-  if (problem) return problem;
-  const record = value as ModelRecordInput;
-  if (hasUnsafeSegment(record.id)) return { param: 'id', message: UNSAFE_SEGMENT };
-  return recordRuleProblem(record);
-}
-
-/** Throws 400 invalid_request naming the first offending field. */
-export async function assertModelRecord(value: unknown): Promise<ModelRecord> {
-  const problem = await modelRecordProblem(value);
-  if (problem) throw invalid(`Invalid model record: ${problem.param ?? 'record'} ${lowerFirst(problem.message)}.`, problem.param);
-  return value as ModelRecord;
-}
-
-// Only the first letter: the rest may quote a pattern or a value whose case matters.
-const lowerFirst = (text: string): string => text.charAt(0).toLowerCase() + text.slice(1);

@@ -7,7 +7,7 @@
 // MP4 itself, so a record claiming otherwise is refused.
 import type { ModelRecord } from '../../../shared/api-types.js';
 import { invalid } from '../errors.js';
-import { supportedRequestTypes } from '../videos/video-request.js';
+import { supportedRequestTypes } from './model-capabilities.js';
 import { hasUnsafeSegment } from './model-path.js';
 
 interface PartnerRoute {

@@ -3,6 +3,7 @@
 import type { ModelRecord } from '../../../shared/api-types.js';
 import type { TokenUsage } from '../billing/pricing.js';
 import { countOr, stringList } from '../catalog/capability-read.js';
+import { supportsImageOperation } from '../catalog/model-capabilities.js';
 import type { CatalogEntry, CatalogService } from '../catalog/catalog-service.js';
 import { GatewayError, invalid } from '../errors.js';
 import { promptTokens } from '../providers/image-usage.js';
@@ -33,13 +34,6 @@ export async function resolveImageModel(
     throw invalid(inputs ? `The model "${model}" does not accept input images.` : `The model "${model}" does not support image ${operation}.`, 'model');
   }
   return entry;
-}
-
-/** An image model for this operation: image output, token priced, not flagged off; edits take image input. */
-export function supportsImageOperation(record: ModelRecord, operation: 'generation' | 'edit'): boolean {
-  const capability = operation === 'generation' ? record.capabilities.image_generation : record.capabilities.image_edit;
-  if (!record.modalities.output.includes('image') || capability === false || record.pricing_mode !== 'token') return false;
-  return operation === 'generation' || record.modalities.input.includes('image');
 }
 
 export function checkPrompt(prompt: string, record: ModelRecord): void {

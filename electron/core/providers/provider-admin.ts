@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { ModelRecord } from '../../../shared/api-types.js';
 import type { CatalogService } from '../catalog/catalog-service.js';
 import { hasUnsafeSegment } from '../catalog/model-path.js';
-import { modelRecordProblem } from '../catalog/model-record-schema.js';
+import { modelRecordProblem } from '../catalog/model-record-check.js';
 import type { Clock } from '../clock.js';
 import { GatewayError, invalid } from '../errors.js';
 import type { ProviderConfigs } from './provider-configs.js';

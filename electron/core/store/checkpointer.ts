@@ -12,7 +12,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import type { Logger } from '../logger.js';
-import type { RawDb } from './database.js';
+import type { RawDb } from './raw-db.js';
 
 /** How often the child checkpoints (the WAL grows by a few pages per paid request meanwhile). */
 export const CHECKPOINT_INTERVAL_MS = 250;

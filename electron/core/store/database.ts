@@ -11,12 +11,11 @@ import type { Logger } from '../logger.js';
 import { CHECKPOINTER_DELAY_MS, startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { lockWaitingDialect, SYNC_BUSY_TIMEOUT_MS, waitingForLock } from './lock-wait.js';
 import { migrationProvider } from './migrations.js';
+import type { RawDb } from './raw-db.js';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
 export type Tx = Kysely<Database> | Transaction<Database>;
-
-export type RawDb = InstanceType<typeof Libsql>;
 
 export interface Store {
   readonly db: Db;

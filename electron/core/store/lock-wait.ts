@@ -9,7 +9,7 @@
 // later COMMIT on the connection would fail ("SQL statements in progress"). Kysely's writes
 // outside a transaction therefore run inside one of their own, opened here.
 import type { CompiledQuery, DatabaseConnection, Dialect, Driver, QueryResult, TransactionSettings } from 'kysely';
-import type { RawDb } from './database.js';
+import type { RawDb } from './raw-db.js';
 
 /** How long one operation waits for another process's lock in all. */
 export const LOCK_WAIT_MS = 5_000;

@@ -3,6 +3,7 @@
 // validation rules against the live model record.
 import type { ModelRecord } from '../../../shared/api-types.js';
 import { countOr, integerList, stringList } from '../catalog/capability-read.js';
+import { isVideoModel, supportedRequestTypes } from '../catalog/model-capabilities.js';
 import type { CatalogEntry, CatalogService } from '../catalog/catalog-service.js';
 import { GatewayError, invalid } from '../errors.js';
 import { checkPromptText, SELECTORS } from '../images/image-request.js';
@@ -123,26 +124,8 @@ export async function resolveVideoModel(catalog: CatalogService, model: string):
   }
   const entry = await catalog.find(model);
   if (!entry) throw invalid(`The model "${model}" does not exist. GET /v1/models lists the available models.`, 'model');
-  const { record } = entry;
-  const isVideo =
-    record.model_type === 'video' &&
-    record.pricing_mode === 'second' &&
-    record.modalities.output.includes('video') &&
-    record.capabilities.video_generation === true;
-  if (!isVideo) throw invalid(`The model "${model}" is not a video model.`, 'model');
+  if (!isVideoModel(entry.record)) throw invalid(`The model "${model}" is not a video model.`, 'model');
   return entry;
-}
-
-/** Request types a model's route supports: declared, else from its route prices, else from its inputs. */
-export function supportedRequestTypes(record: ModelRecord): string[] {
-  const declared = stringList(record.capabilities.request_types);
-  if (declared.length > 0) return declared;
-  const routes = record.pricing.route_prices_usd_per_second;
-  if (Array.isArray(routes) && routes.length > 0) return [...new Set(routes.map((r) => r.request_type))];
-  const types: string[] = [];
-  if (record.capabilities.requires_reference_image !== true) types.push('text-to-video');
-  if (record.modalities.input.includes('image')) types.push('image-to-video');
-  return types;
 }
 
 /** Rule 3: the model's route supports the request type. Creation and quotes both apply it. */

@@ -6,7 +6,7 @@ import { parseUsd } from '../../core/billing/money.js';
 import { countOr } from '../../core/catalog/capability-read.js';
 import { invalid, isGatewayError } from '../../core/errors.js';
 import type { ImageResultStream } from '../../core/images/image-service.js';
-import { supportsImageOperation } from '../../core/images/image-request.js';
+import { supportsImageOperation } from '../../core/catalog/model-capabilities.js';
 import { principalOf } from '../auth.js';
 import type { RouteGuards } from '../route-guards.js';
 import { readMultipartForm } from '../multipart-form.js';
