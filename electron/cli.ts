@@ -22,7 +22,7 @@ const HELP = `mgw: the Media Gateway Studio command line
   mgw balance top-up <key-id> <usd>
   mgw balance show <key-id> [--json]
   mgw models list [--json]
-  mgw models put <id> [--provider ID] [--upstream-model NAME] [--workflow FILE.json|builtin | --template FILE.json|builtin] --json '<model record fields>'
+  mgw models put <id> [--provider ID] [--upstream-model NAME] | [--route PROVIDER[:UPSTREAM_MODEL] ...] [--workflow FILE.json|builtin | --template FILE.json|builtin] --json '<model record fields>'
   mgw models remove <id>
   mgw models discover <provider-id>
   mgw providers add --kind openai|fal|replicate|gemini|runway|comfyui|a1111|sdcpp --id ID [--base-url URL] [--api-key KEY | --api-key-env VAR] [--timeout SECONDS]

@@ -138,7 +138,8 @@ export async function startShell(): Promise<void> {
     const dataDir = resolveDataDir();
     const secrets = providerSecrets(settings, dataDir, logger);
     // Limits live in the data dir's config.json, shared with mgw serve and the CLI.
-    const gateway = (parts.gateway = await createGateway({ dataDir, logger, secrets, limits: loadSettings(dataDir).limits }));
+    const owner = loadSettings(dataDir);
+    const gateway = (parts.gateway = await createGateway({ dataDir, logger, secrets, limits: owner.limits, circuitBreaker: owner.circuitBreaker }));
     await startBackgroundWork(gateway, 'the desktop app');
     const studio = (parts.studio = await createStudio(gateway, { version: appVersion(), apiBaseUrl: () => parts.server?.baseUrl ?? null }));
     parts.server = await startHttpServer(gateway, { host: settings.get('host'), port: settings.get('port'), allowedHosts: settings.get('allowedHosts') }).catch(

@@ -14,18 +14,23 @@ export interface ProviderKindInfo {
   localEngine: boolean;
   /** The whole-call timeout of an image request when the owner set none. */
   defaultTimeoutMs: number;
+  /** What its adapter renders: a model of another type cannot be routed to it. */
+  serves: readonly ('image' | 'video')[];
 }
 
+const BOTH = ['image', 'video'] as const;
+const IMAGES = ['image'] as const;
+
 export const PROVIDER_KIND_INFO: Record<ProviderKind, ProviderKindInfo> = {
-  openai: { label: 'OpenAI-compatible', defaultBaseUrl: null, key: 'api-key', localEngine: false, defaultTimeoutMs: 120_000 },
-  fal: { label: 'fal queue', defaultBaseUrl: 'https://queue.fal.run', key: 'api-key', localEngine: false, defaultTimeoutMs: 120_000 },
+  openai: { label: 'OpenAI-compatible', defaultBaseUrl: null, key: 'api-key', localEngine: false, defaultTimeoutMs: 120_000, serves: BOTH },
+  fal: { label: 'fal queue', defaultBaseUrl: 'https://queue.fal.run', key: 'api-key', localEngine: false, defaultTimeoutMs: 120_000, serves: BOTH },
   // Cloud generations that may wait a minute in a queue before they run.
-  replicate: { label: 'Replicate', defaultBaseUrl: 'https://api.replicate.com', key: 'api-key', localEngine: false, defaultTimeoutMs: 300_000 },
-  gemini: { label: 'Google Gemini API', defaultBaseUrl: 'https://generativelanguage.googleapis.com', key: 'api-key', localEngine: false, defaultTimeoutMs: 300_000 },
-  runway: { label: 'Runway', defaultBaseUrl: 'https://api.dev.runwayml.com', key: 'api-key', localEngine: false, defaultTimeoutMs: 300_000 },
-  comfyui: { label: 'ComfyUI', defaultBaseUrl: 'http://127.0.0.1:8188', key: null, localEngine: true, defaultTimeoutMs: 600_000 },
-  a1111: { label: 'AUTOMATIC1111 / Forge', defaultBaseUrl: 'http://127.0.0.1:7860', key: 'basic-auth', localEngine: true, defaultTimeoutMs: 600_000 },
-  sdcpp: { label: 'stable-diffusion.cpp server', defaultBaseUrl: 'http://127.0.0.1:1234', key: null, localEngine: true, defaultTimeoutMs: 600_000 },
+  replicate: { label: 'Replicate', defaultBaseUrl: 'https://api.replicate.com', key: 'api-key', localEngine: false, defaultTimeoutMs: 300_000, serves: BOTH },
+  gemini: { label: 'Google Gemini API', defaultBaseUrl: 'https://generativelanguage.googleapis.com', key: 'api-key', localEngine: false, defaultTimeoutMs: 300_000, serves: BOTH },
+  runway: { label: 'Runway', defaultBaseUrl: 'https://api.dev.runwayml.com', key: 'api-key', localEngine: false, defaultTimeoutMs: 300_000, serves: BOTH },
+  comfyui: { label: 'ComfyUI', defaultBaseUrl: 'http://127.0.0.1:8188', key: null, localEngine: true, defaultTimeoutMs: 600_000, serves: BOTH },
+  a1111: { label: 'AUTOMATIC1111 / Forge', defaultBaseUrl: 'http://127.0.0.1:7860', key: 'basic-auth', localEngine: true, defaultTimeoutMs: 600_000, serves: IMAGES },
+  sdcpp: { label: 'stable-diffusion.cpp server', defaultBaseUrl: 'http://127.0.0.1:1234', key: null, localEngine: true, defaultTimeoutMs: 600_000, serves: BOTH },
 };
 
 export const isProviderKind = (value: unknown): value is ProviderKind => typeof value === 'string' && (PROVIDER_KINDS as readonly string[]).includes(value);

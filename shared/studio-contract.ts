@@ -4,6 +4,7 @@
 // (POST /studio/api/<method>, GET /studio/events) in headless mode. The renderer knows only
 // this file and a client that picks the transport. No Node or Electron imports here.
 import type { AccessType, BalanceView, KeyInfo, ModelRecord, VideoTask } from './api-types.js';
+import type { ProviderHealth } from './provider-health.js';
 import type { ProviderKind } from './provider-kinds.js';
 
 /** A file sent from the studio: base64 bytes plus the name and type the user picked. */
@@ -15,8 +16,17 @@ export interface StudioFile {
 
 export interface CatalogModel {
   record: ModelRecord;
-  /** The provider serving it ("local" for the built-in engine). */
+  /** The provider of its first route ("local" for the built-in engine). */
   provider: string;
+  /** The providers that serve it, in the order they are tried. */
+  routes: CatalogRoute[];
+}
+
+export interface CatalogRoute {
+  provider: string;
+  upstream_model: string;
+  /** Whether the route runs the owner's workflow or request template. */
+  workflow: boolean;
 }
 
 export interface GalleryItem {
@@ -67,6 +77,10 @@ export interface ActivityEntry {
   status: number;
   latency_ms: number;
   cost_usd: string;
+  /** The provider whose route served the request (null: none did, or the request had no model to route). */
+  route: string | null;
+  /** The routes that failed (or were skipped) before, in order, and why in the gateway's words. */
+  failed_routes: { provider: string; reason: string }[];
 }
 
 export interface ProviderInfo {
@@ -114,6 +128,11 @@ export interface StudioMethods {
   };
   /** Removes a model from the catalog, as `mgw models remove` does. */
   'catalog.remove': { input: { id: string }; output: { removed: true } };
+  /**
+   * Sets a model's routes, in the order they are tried (`mgw models put --route`); a route given
+   * again keeps its workflow. The model's record stays as it is.
+   */
+  'catalog.setRoutes': { input: { id: string; routes: { provider: string; upstream_model: string }[] }; output: { model: CatalogModel } };
   /** progress_id: a name the caller picks; `images.progress` events carry it while an engine reports steps. */
   'images.generate': {
     input: { model: string; prompt: string; size?: string; progress_id?: string };
@@ -162,7 +181,8 @@ export interface StudioMethods {
   };
   'keys.usage': { input: { id: string }; output: { usage: KeyUsage } };
   'activity.list': { input: { limit?: number }; output: { entries: ActivityEntry[] } };
-  'providers.list': { input: Record<string, never>; output: { providers: ProviderInfo[] } };
+  /** health: what the gateway saw of each provider it routed requests to (none yet: absent). */
+  'providers.list': { input: Record<string, never>; output: { providers: ProviderInfo[]; health: ProviderHealth[] } };
   'providers.add': {
     input: { id: string; kind: ProviderKind; base_url?: string; api_key?: string; api_key_env?: string; timeout_seconds?: number };
     output: { provider: ProviderInfo };
@@ -211,6 +231,7 @@ export const STUDIO_METHODS: readonly StudioMethod[] = [
   'catalog.list',
   'catalog.putWorkflow',
   'catalog.remove',
+  'catalog.setRoutes',
   'images.generate',
   'images.edit',
   'gallery.list',

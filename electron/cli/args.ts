@@ -14,11 +14,13 @@ type Options = NonNullable<ParseArgsConfig['options']>;
 export const DATA_DIR_OPTION: Options = { 'data-dir': { type: 'string' } };
 
 /** Options that name something (a provider, a model); the others carry JSON, labels or keys, checked where they are used. */
-const NAME_OPTIONS = ['id', 'provider', 'upstream-model'];
+const NAME_OPTIONS = ['id', 'provider', 'upstream-model', 'route'];
 
 export interface Parsed {
   values: Record<string, string | boolean | undefined>;
   positionals: string[];
+  /** The options in the order given (an option given several times, such as --route, once each). */
+  order: { name: string; value: string | undefined }[];
 }
 
 export function parse(argv: string[], options: Options, positionals: { min: number; max: number; usage: string }): Parsed {
@@ -33,7 +35,7 @@ export function parse(argv: string[], options: Options, positionals: { min: numb
   }
   let result;
   try {
-    result = parseArgs({ args: argv, options: { ...DATA_DIR_OPTION, ...options }, allowPositionals: true, strict: true });
+    result = parseArgs({ args: argv, options: { ...DATA_DIR_OPTION, ...options }, allowPositionals: true, strict: true, tokens: true });
   } catch (error) {
     // parseArgs messages are one line already; drop its suggestion about '--' to keep it short.
     const message = (error as Error).message.split('\n')[0]?.replace(/ To specify a positional argument starting with a '-'.*$/, '');
@@ -41,9 +43,10 @@ export function parse(argv: string[], options: Options, positionals: { min: numb
   }
   // Ids and names are echoed in messages and rows, and no id has a control character. Quoted as
   // JSON, the refusal stays one line.
+  const order = result.tokens.flatMap((token) => (token.kind === 'option' ? [{ name: token.name, value: token.value }] : []));
   for (const [what, value] of [
     ...result.positionals.map((p) => ['the argument', p] as const),
-    ...NAME_OPTIONS.map((name) => [`--${name}`, result.values[name]] as const),
+    ...order.filter((o) => NAME_OPTIONS.includes(o.name)).map((o) => [`--${o.name}`, o.value] as const),
   ]) {
     if (typeof value === 'string' && hasControlChar(value)) {
       throw new UsageError(`${what} ${JSON.stringify(value)} contains a line break or control character (usage: ${positionals.usage})`);
@@ -53,7 +56,7 @@ export function parse(argv: string[], options: Options, positionals: { min: numb
   if (count < positionals.min || count > positionals.max) {
     throw new UsageError(`wrong number of arguments (usage: ${positionals.usage})`);
   }
-  return { values: result.values as Parsed['values'], positionals: result.positionals };
+  return { values: result.values as Parsed['values'], positionals: result.positionals, order };
 }
 
 export function stringOpt(parsed: Parsed, name: string): string | undefined {

@@ -1,5 +1,7 @@
 import type { Gateway } from '../core/gateway.js';
 import { isProviderKind, PROVIDER_KINDS } from '../../shared/provider-kinds.js';
+import { readHealth } from '../core/routing/route-health.js';
+import { describeHealthState } from '../../shared/provider-health.js';
 import { parse, secondsArg, stringOpt, UsageError } from './args.js';
 import { printJson, printTable } from './output.js';
 
@@ -51,7 +53,9 @@ export async function providersCommand(gateway: Gateway, sub: string, argv: stri
     case 'list': {
       const args = parse(argv, { json: { type: 'boolean' } }, { min: 0, max: 0, usage: USAGE.list });
       const providers = await gateway.providerConfigs.list();
-      if (args.values.json) return printJson(providers);
+      // What the serving process last recorded of each (this process routes nothing).
+      const health = new Map((await readHealth(gateway.store, gateway.clock.now())).map((h) => [h.provider, h]));
+      if (args.values.json) return printJson(providers.map((p) => ({ ...p, health: health.get(p.id) ?? null })));
       printTable(
         providers.map((p) => ({
           id: p.id,
@@ -59,10 +63,16 @@ export async function providersCommand(gateway: Gateway, sub: string, argv: stri
           base_url: p.base_url,
           key: p.key_problem ? `${p.key_source} (unusable)` : p.key_source,
           timeout: p.timeout_seconds === null ? 'default' : `${p.timeout_seconds}s`,
+          state: describeHealthState(health.get(p.id)),
+          latency: health.get(p.id)?.latency_ms != null ? `${health.get(p.id)!.latency_ms} ms` : '-',
         })),
-        ['id', 'kind', 'base_url', 'key', 'timeout'],
+        ['id', 'kind', 'base_url', 'key', 'timeout', 'state', 'latency'],
       );
       for (const p of providers) if (p.key_problem) process.stdout.write(`${p.id}: ${p.key_problem}\n`);
+      for (const p of providers) {
+        const h = health.get(p.id);
+        if (h?.last_error && h.state !== 'healthy') process.stdout.write(`${p.id}: last error ${new Date(h.last_error_at ?? 0).toISOString()}: ${h.last_error}\n`);
+      }
       return;
     }
     case 'remove': {

@@ -35,7 +35,7 @@ export async function serveCommand(argv: string[], dataDir: string): Promise<voi
     pino.destination(2),
   );
 
-  const gateway = await createGateway({ dataDir, logger, limits: settings.limits });
+  const gateway = await createGateway({ dataDir, logger, limits: settings.limits, circuitBreaker: settings.circuitBreaker });
   try {
     await startBackgroundWork(gateway);
   } catch (error) {

@@ -4,6 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import envPaths from 'env-paths';
 import { limitsProblem, type LimitOverrides } from './access/limits.js';
 import { GatewayError } from './errors.js';
+import { DEFAULT_BREAKER, type BreakerSettings } from './routing/breaker-settings.js';
 
 export const APP_NAME = 'media-gateway-studio';
 
@@ -40,9 +41,11 @@ export interface Settings {
   allowAnonymous: boolean;
   /** Request windows, daily tokens and the billing period, over the defaults. */
   limits: LimitOverrides;
+  /** When a failing provider's routes are skipped: after `failures` in a row, for `skipSeconds`. */
+  circuitBreaker: BreakerSettings;
 }
 
-export const DEFAULT_SETTINGS: Settings = { allowedHosts: [], allowedOrigins: [], allowAnonymous: false, limits: {} };
+export const DEFAULT_SETTINGS: Settings = { allowedHosts: [], allowedOrigins: [], allowAnonymous: false, limits: {}, circuitBreaker: DEFAULT_BREAKER };
 
 export const settingsPath = (dataDir: string): string => join(dataDir, 'config.json');
 
@@ -70,5 +73,21 @@ export function loadSettings(dataDir: string): Settings {
   }
   const limits = limitsProblem(settings.limits);
   if (limits) throw new GatewayError('invalid_request', `${path}: ${limits}.`);
+  settings.circuitBreaker = breakerSettings(settings.circuitBreaker, path);
   return settings;
+}
+
+/** circuitBreaker: either number may be left out (its default stays); each is a whole number in range. */
+function breakerSettings(value: unknown, path: string): BreakerSettings {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new GatewayError('invalid_request', `${path}: circuitBreaker must be an object such as {"failures": 3, "skipSeconds": 30}.`);
+  const given = value as Record<string, unknown>;
+  for (const name of Object.keys(given)) {
+    if (name !== 'failures' && name !== 'skipSeconds') throw new GatewayError('invalid_request', `${path}: circuitBreaker takes failures and skipSeconds, not ${JSON.stringify(name)}.`);
+  }
+  const whole = (name: keyof BreakerSettings, max: number): number => {
+    const n = given[name] ?? DEFAULT_BREAKER[name];
+    if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > max) throw new GatewayError('invalid_request', `${path}: circuitBreaker.${name} must be a whole number from 1 to ${max}.`);
+    return n;
+  };
+  return { failures: whole('failures', 1000), skipSeconds: whole('skipSeconds', 86_400) };
 }

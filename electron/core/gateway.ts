@@ -16,6 +16,9 @@ import { LocalProvider } from './providers/local/local-provider.js';
 import { ProviderAdmin } from './providers/provider-admin.js';
 import { ProviderConfigs } from './providers/provider-configs.js';
 import { ProviderRegistry } from './providers/registry.js';
+import { Failover } from './routing/failover.js';
+import type { BreakerSettings } from './routing/breaker-settings.js';
+import { RouteHealth } from './routing/route-health.js';
 import type { UpstreamTimeouts } from './providers/upstream/upstream-client.js';
 import { FileSecretStore, type SecretStore } from './secret-store.js';
 import { DataDirLock } from './store/data-dir-lock.js';
@@ -38,6 +41,8 @@ export interface GatewayOptions {
   limits?: LimitOverrides;
   /** How long a serving start waits for the data dir's previous holder to end (default 5 s). */
   claimWaitMs?: number;
+  /** When a failing provider's routes are skipped (default: 3 failures in a row, for 30 s). */
+  circuitBreaker?: BreakerSettings;
 }
 
 export interface Gateway {
@@ -58,6 +63,7 @@ export interface Gateway {
   readonly scheduler: VideoScheduler;
   readonly gallery: GalleryStore;
   readonly activity: ActivityLog;
+  readonly health: RouteHealth;
   /** Taken by startBackgroundWork: one serving process per data dir. */
   readonly dataDirLock: DataDirLock;
   close(): Promise<void>;
@@ -80,14 +86,16 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const local = new LocalProvider(logger);
   providers.register(local);
   const providerAdmin = new ProviderAdmin(providerConfigs, catalog, providers.http, clock);
-  const images = new ImageService(catalog, providers, billing, access);
+  const health = new RouteHealth(store, clock, logger, options.circuitBreaker);
+  const failover = new Failover(health, clock);
+  const images = new ImageService(catalog, providers, billing, access, failover);
   const files = new VideoFiles(options.dataDir);
   await files.init();
   const videoTasks = new VideoTaskStore(store, billing, files, clock, (row, charged) =>
     access.record({ principal: row.key_id, model: row.model, requests: 0, inputTokens: 0, outputTokens: 0, spendNano: charged }),
   );
   const scheduler = new VideoScheduler(videoTasks, providers, files, clock, logger, options.scheduler);
-  const videos = new VideoService(store, catalog, providers, billing, videoTasks, files, scheduler, clock, logger, access);
+  const videos = new VideoService(store, catalog, providers, billing, videoTasks, files, scheduler, clock, logger, access, failover);
   const gallery = new GalleryStore(store, clock, options.dataDir);
   const activity = new ActivityLog(store, logger);
 
@@ -113,10 +121,12 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     scheduler,
     gallery,
     activity,
+    health,
     dataDirLock,
     async close() {
       await scheduler.stop();
       await activity.close();
+      await health.close();
       await usage.close();
       await local.shutdown();
       await providers.close();

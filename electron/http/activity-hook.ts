@@ -3,11 +3,12 @@
 // OpenAPI document are not logged: they are anonymous and would drown the log.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ActivityLog } from '../core/activity/activity-log.js';
+import type { RouteTrace } from '../core/routing/failover.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** Set by routes that know the model and the charged amount. */
-    activity: { model?: string; costNano?: number; status?: number } | null;
+    activity: { model?: string; costNano?: number; status?: number; routes?: RouteTrace } | null;
   }
 }
 
@@ -50,5 +51,7 @@ function recordActivity(log: ActivityLog, request: FastifyRequest, reply: Fastif
     status: request.activity?.status ?? reply.statusCode,
     latency_ms: reply.elapsedTime,
     cost_nano: request.activity?.costNano ?? 0,
+    route: request.activity?.routes?.served ?? null,
+    failed_routes: request.activity?.routes?.failed.length ? JSON.stringify(request.activity.routes.failed) : null,
   });
 }

@@ -11,6 +11,7 @@ import type { Logger } from '../../electron/core/logger.js';
 import type { LimitOverrides } from '../../electron/core/access/limits.js';
 import type { UpstreamTimeouts } from '../../electron/core/providers/upstream/upstream-client.js';
 import { startHttpServer, type RunningServer } from '../../electron/http/server.js';
+import type { BreakerSettings } from '../../electron/core/routing/breaker-settings.js';
 import { registerGateway } from './conformance.js';
 
 export function tempDir(prefix = 'mgw-test-'): string {
@@ -40,6 +41,7 @@ export interface TestGatewayOptions {
   limits?: LimitOverrides;
   /** Open this data dir (a restart) instead of a new one. */
   dataDir?: string;
+  circuitBreaker?: BreakerSettings;
 }
 
 export async function startTestGateway(options: TestGatewayOptions = {}): Promise<TestGateway> {
@@ -51,6 +53,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.upstreamTimeouts ? { upstreamTimeouts: options.upstreamTimeouts } : {}),
     ...(options.limits ? { limits: options.limits } : {}),
+    ...(options.circuitBreaker ? { circuitBreaker: options.circuitBreaker } : {}),
   });
   if (options.background !== false) await startBackgroundWork(gateway);
   const server = await startHttpServer(gateway, {

@@ -45,7 +45,7 @@ describe('providers add with the local engine kinds', () => {
     expect(listed.find((p) => p.id === 'webui')?.timeout_seconds).toBe(900);
     expect((await run('providers', 'update', '--id', 'webui', '--timeout', 'default')).status).toBe(0);
     const table = (await run('providers', 'list')).stdout;
-    expect(table).toMatch(/^webui +a1111 +\S+ +stored +default$/m);
+    expect(table).toMatch(/^webui +a1111 +\S+ +stored +default +unknown +-$/m);
   });
 });
 

@@ -86,7 +86,7 @@ describe('a key read from an environment variable that cannot be used', () => {
     expect((await run('providers', 'add', '--kind', 'openai', '--id', 'envbad', '--base-url', openai.baseUrl, '--api-key-env', 'MGW_CLI_BAD_KEY')).status).toBe(0);
     const env = { MGW_CLI_BAD_KEY: `${VALUE}\n` };
     const table = await inEnv(env, 'providers', 'list');
-    expect(table.stdout).toMatch(/^envbad +openai +\S+ +env:MGW_CLI_BAD_KEY \(unusable\) +default$/m);
+    expect(table.stdout).toMatch(/^envbad +openai +\S+ +env:MGW_CLI_BAD_KEY \(unusable\) +default +unknown +-$/m);
     expect(table.stdout).toMatch(/^envbad: The key in MGW_CLI_BAD_KEY is not usable: a key must be printable ASCII without spaces or line breaks/m);
     const listed = JSON.parse((await inEnv(env, 'providers', 'list', '--json')).stdout) as { id: string; key_source: string; key_problem: string | null }[];
     expect(listed.find((p) => p.id === 'envbad')).toMatchObject({ key_source: 'env:MGW_CLI_BAD_KEY', key_problem: expect.stringMatching(/^The key in MGW_CLI_BAD_KEY is not usable/) });

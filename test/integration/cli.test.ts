@@ -414,7 +414,7 @@ describe('mgw help', () => {
   });
 
   it('mgw help <command> <sub> prints that one line; an unknown command is a usage error', () => {
-    expect(run('help', 'models', 'put')).toMatchObject({ status: 0, stdout: "mgw models put <id> [--provider ID] [--upstream-model NAME] [--workflow FILE.json|builtin | --template FILE.json|builtin] --json '<model record fields>'\n" });
+    expect(run('help', 'models', 'put')).toMatchObject({ status: 0, stdout: "mgw models put <id> [--provider ID] [--upstream-model NAME] | [--route PROVIDER[:UPSTREAM_MODEL] ...] [--workflow FILE.json|builtin | --template FILE.json|builtin] --json '<model record fields>'\n" });
     const unknown = run('help', 'nope');
     expect(unknown).toMatchObject({ status: 2, stdout: '' });
     expect(unknown.stderr).toMatch(/^mgw: unknown command "nope"/);

@@ -54,7 +54,7 @@ const authHeader = (k: string) => `Basic ${Buffer.from(k).toString('base64')}`;
 async function putVariant(from: string, id: string, providerId: string, capabilities: Record<string, unknown>): Promise<ModelRecord> {
   const entry = (await t.gateway.catalog.find(from))!;
   const record = { ...entry.record, id, owned_by: providerId, capabilities: { ...entry.record.capabilities, ...capabilities } };
-  await t.gateway.catalog.put({ record, providerId, upstreamModel: entry.upstreamModel });
+  await t.gateway.catalog.put({ record, providerId, upstreamModel: entry.routes[0]!.upstreamModel });
   return record;
 }
 
@@ -93,7 +93,7 @@ describe('check and discover', () => {
   it('discover made one image model per checkpoint: the title as upstream model, one reference per edit', async () => {
     for (const checkpoint of a1.checkpoints) {
       const entry = (await t.gateway.catalog.find(`a1/${checkpoint.modelName.toLowerCase()}`))!;
-      expect(entry.upstreamModel).toBe(checkpoint.title);
+      expect(entry.routes[0]!.upstreamModel).toBe(checkpoint.title);
       expect(entry.record.capabilities).toMatchObject({ image_generation: true, image_edit: true, max_reference_images: 1 });
     }
     await expect(t.gateway.providerAdmin.discover('a1-wrong')).rejects.toMatchObject({ code: 'upstream_unavailable', message: expect.stringMatching(/credentials/) });
@@ -145,7 +145,7 @@ describe('generations', () => {
     const entry = (await t.gateway.catalog.find(SDXL))!;
     const prompt = 'a castle on a hill, oil painting';
     const result = await sdk().images.generate({ model: SDXL, prompt, size: '1024x1024' });
-    const estimate = estimateImageUsage({ model: entry.record, upstreamModel: entry.upstreamModel, prompt, width: 1024, height: 1024, sizeGiven: true, workflow: null });
+    const estimate = estimateImageUsage({ model: entry.record, upstreamModel: entry.routes[0]!.upstreamModel, prompt, width: 1024, height: 1024, sizeGiven: true, workflow: null });
     const cost = tokenCostNano(entry.record.pricing, estimate);
     expect((result.usage as unknown as { cost_usd: string }).cost_usd).toBe(formatUsd(cost));
     const after = await t.gateway.billing.view(key.accountId);

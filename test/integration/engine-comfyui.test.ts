@@ -129,7 +129,7 @@ describe('owner operations', () => {
     expect(discovered.added.sort()).toEqual(['comfy/ltx-video-2b-v0.9.5', 'comfy/sd_xl_base_1.0', SD15]);
     expect((await t.gateway.providerAdmin.discover('comfy')).added).toEqual([]);
     const entry = (await t.gateway.catalog.find(SD15))!;
-    expect(entry.upstreamModel).toBe('v1-5-pruned-emaonly-fp16.safetensors');
+    expect(entry.routes[0]!.upstreamModel).toBe('v1-5-pruned-emaonly-fp16.safetensors');
     expect(entry.record.capabilities).toMatchObject({ image_generation: true, image_edit: true, max_reference_images: 3 });
   });
 
@@ -141,7 +141,7 @@ describe('owner operations', () => {
       const found = await t.gateway.providerAdmin.discover(id);
       expect(found.added.sort()).toEqual([`${id}/dream`, `${id}/sdxl-juggernaut-xl`]);
       expect(old.requests.map((r) => r.path)).toEqual(expect.arrayContaining(['/models/checkpoints', '/object_info/CheckpointLoaderSimple']));
-      expect((await t.gateway.catalog.find(`${id}/sdxl-juggernaut-xl`))!.upstreamModel).toBe('SDXL/Juggernaut XL.safetensors');
+      expect((await t.gateway.catalog.find(`${id}/sdxl-juggernaut-xl`))!.routes[0]!.upstreamModel).toBe('SDXL/Juggernaut XL.safetensors');
     } finally {
       await old.close();
     }

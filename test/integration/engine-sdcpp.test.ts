@@ -110,8 +110,8 @@ describe('check and discover', () => {
   });
 
   it('discover adds its one model (named by its file, without the extension), as an image model that edits with three references', async () => {
-    const { record, upstreamModel } = (await t.gateway.catalog.find(IMAGE_MODEL))!;
-    expect(upstreamModel).toBe('sd_xl_base_1.0.safetensors');
+    const { record, routes } = (await t.gateway.catalog.find(IMAGE_MODEL))!;
+    expect(routes[0]!.upstreamModel).toBe('sd_xl_base_1.0.safetensors');
     expect(record.capabilities).toMatchObject({ image_generation: true, image_edit: true, max_reference_images: 3 });
     // Again: nothing new.
     expect((await t.gateway.providerAdmin.discover('sdimg')).added).toEqual([]);
@@ -145,7 +145,7 @@ describe('images', () => {
     expect(seeds.every(Number.isInteger)).toBe(true);
     expect(seeds[0]).not.toBe(seeds[1]);
     // Billed by the estimate (the engine reports no usage), the hold settled.
-    const cost = tokenCostNano(entry.record.pricing, estimateImageUsage({ model: entry.record, upstreamModel: entry.upstreamModel, prompt, width: 1024, height: 1024, sizeGiven: true, workflow: null }));
+    const cost = tokenCostNano(entry.record.pricing, estimateImageUsage({ model: entry.record, upstreamModel: entry.routes[0]!.upstreamModel, prompt, width: 1024, height: 1024, sizeGiven: true, workflow: null }));
     expect((first.usage as unknown as { cost_usd: string }).cost_usd).toBe(formatUsd(cost));
     const after = await t.gateway.billing.view(key.accountId);
     expect(Math.round((Number(before.balance_usd) - Number(after.balance_usd)) * 1e9)).toBe(2 * cost);

@@ -122,7 +122,7 @@ describe('images', () => {
     expect(rep.requests.filter((r) => r.route === 'GET prediction')).toHaveLength(0);
     await sdk().images.generate({ model: 'rep/flux-schnell', prompt: 'a lighthouse at dusk', size: '1536x1024' });
     expect(lastCreation(rep).body.input.seed).not.toBe(sent.body.input.seed);
-    const cost = tokenCostNano(entry.record.pricing, estimateImageUsage({ model: entry.record, upstreamModel: entry.upstreamModel, prompt: 'a lighthouse at dusk', width: 1536, height: 1024, sizeGiven: true, workflow: null }));
+    const cost = tokenCostNano(entry.record.pricing, estimateImageUsage({ model: entry.record, upstreamModel: entry.routes[0]!.upstreamModel, prompt: 'a lighthouse at dusk', width: 1536, height: 1024, sizeGiven: true, workflow: null }));
     expect((result.usage as unknown as { cost_usd: string }).cost_usd).toBe(formatUsd(cost));
     const after = await t.gateway.billing.view(key.accountId);
     expect(Math.round((Number(before.balance_usd) - Number(after.balance_usd)) * 1e9)).toBe(2 * cost);

@@ -60,8 +60,8 @@ beforeAll(async () => {
   });
   await put(videoRecord('rw/veo3.1', { supported_seconds: [4, 6, 8], max_reference_images: 1, request_types: ['text-to-video', 'image-to-video'] }), 'veo3.1');
   await put(videoRecord('rw/gen4-turbo', { supported_seconds: [5, 10], max_reference_images: 1, requires_reference_image: true, request_types: ['image-to-video'] }), 'gen4_turbo');
-  // A record that offers a duration the model does not take: Runway's 400 names it.
-  await put(videoRecord('rw/veo3.1-five', { supported_seconds: [5], max_reference_images: 0, request_types: ['text-to-video'] }), 'veo3.1');
+  // An owner's template that fixes a duration the model does not take: Runway's 400 names it.
+  await put(videoRecord('rw/veo3.1-five', { supported_seconds: [4], max_reference_images: 0, request_types: ['text-to-video'] }), 'veo3.1', 'rw', { promptText: '{{prompt}}', ratio: '{{ratio}}', duration: 5 });
   key = await t.key('balance', { balanceNano: 50 * USD });
 });
 afterAll(async () => {
@@ -348,7 +348,7 @@ describe('videos', () => {
   });
 
   it('refused at creation: Runway\u2019s 400 names the duration; a 429 keeps Retry-After; no task is left, nothing held', async () => {
-    const refused = await sdkRefusal(createVideo({ model: 'rw/veo3.1-five', seconds: '5' }));
+    const refused = await sdkRefusal(createVideo({ model: 'rw/veo3.1-five', seconds: '4' }));
     expect(refused).toMatchObject({ status: 400, code: 'upstream_bad_request', message: 'Runway refused the request: the duration (5 seconds) is not one this model takes.' });
     rw.inject('POST text_to_video', { status: 429, body: SECRET, headers: { 'retry-after': '7' }, times: 1 });
     const limited = await sdkRefusal(createVideo({}));

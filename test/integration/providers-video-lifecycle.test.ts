@@ -22,7 +22,7 @@ beforeAll(async () => {
     const record = structuredClone(entry.record);
     record.id = `${id}-short`;
     record.capabilities = { ...record.capabilities, max_task_seconds: 1 };
-    await u.t.gateway.catalog.put({ record, providerId: entry.providerId, upstreamModel: entry.upstreamModel });
+    await u.t.gateway.catalog.put({ record, providerId: entry.routes[0]!.providerId, upstreamModel: entry.routes[0]!.upstreamModel });
   }
 });
 afterAll(() => u.close());

@@ -30,8 +30,12 @@ beforeAll(async () => {
   ];
   const other = new Libsql(join(t.dataDir, 'gateway.db'));
   other.pragma('busy_timeout = 5000');
-  const insert = other.prepare("insert into models (id, provider_id, upstream_model, record_json, source, updated_at) values (?, 'local', ?, ?, 'owner', ?)");
-  for (const record of broken) insert.run(record.id, record.id, JSON.stringify(record), Date.now());
+  const insert = other.prepare("insert into models (id, record_json, source, updated_at) values (?, ?, 'owner', ?)");
+  const route = other.prepare("insert into model_routes (model_id, position, provider_id, upstream_model) values (?, 0, 'local', ?)");
+  for (const record of broken) {
+    insert.run(record.id, JSON.stringify(record), Date.now());
+    route.run(record.id, record.id);
+  }
   other.close();
 });
 afterAll(() => t?.close());
@@ -116,7 +120,8 @@ describe('a stored record that is not JSON at all (the row damaged by hand)', ()
   it('leaves that model out of the catalog, not the catalog out of service', async () => {
     const other = new Libsql(join(t.dataDir, 'gateway.db'));
     other.pragma('busy_timeout = 5000');
-    other.prepare("insert into models (id, provider_id, upstream_model, record_json, source, updated_at) values ('torn', 'local', 'torn', '{\"id\": \"torn\", \"pric', 'owner', ?)").run(Date.now());
+    other.prepare("insert into models (id, record_json, source, updated_at) values ('torn', '{\"id\": \"torn\", \"pric', 'owner', ?)").run(Date.now());
+    other.prepare("insert into model_routes (model_id, position, provider_id, upstream_model) values ('torn', 0, 'local', 'torn')").run();
     other.close();
     const list = await rawModels();
     expect(list.status).toBe(200);

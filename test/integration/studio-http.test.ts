@@ -100,6 +100,7 @@ describe('studio API guard', () => {
       'catalog.list': {},
       'catalog.putWorkflow': { id: 'wf/x', provider: 'nope', workflow: '{}', output: 'image' },
       'catalog.remove': { id: 'local-image' },
+      'catalog.setRoutes': { id: 'local-image', routes: [{ provider: 'local', upstream_model: 'local-image' }] },
       'images.generate': { model: 'local-image', prompt: 'x', size: '256x256' },
       'images.edit': { model: 'local-image', prompt: 'x', images: [] },
       'gallery.list': {},

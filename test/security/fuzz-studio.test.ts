@@ -112,6 +112,19 @@ const FIELDS: Record<StudioMethod, Record<string, readonly unknown[]>> = {
   'catalog.list': {},
   // Never a model the other methods use: the catalog must stay whole for them.
   'catalog.remove': { id: ['nope', '', '../local-image', 'local-image/..', 'no such model'] },
+  // Only local-image's own route succeeds: the model stays as the other methods need it.
+  'catalog.setRoutes': {
+    id: ['local-image', 'nope', ''],
+    routes: [
+      [{ provider: 'local', upstream_model: 'local-image' }],
+      [],
+      [{ provider: 'nope', upstream_model: 'local-image' }],
+      [{ provider: 'local', upstream_model: '../x' }],
+      [{ provider: 'local', upstream_model: 'local-image' }, { provider: 'local', upstream_model: 'local-image' }],
+      [{ provider: 'local' }],
+      'local',
+    ],
+  },
   // Never a ComfyUI provider here: a workflow is refused for what it is sent to, or for its text.
   'catalog.putWorkflow': {
     id: ['fz/workflow'],

@@ -148,6 +148,19 @@ function baseUrl(v: unknown): boolean {
   return (url.protocol === 'http:' || url.protocol === 'https:') && url.username === '' && url.password === '';
 }
 
+/** contract: 1 to 8 routes, each exactly {provider, upstream_model}, strings (DECIDED: an upstream model is 1-500 characters). */
+function routeList(v: unknown): boolean {
+  const routes = v as unknown[];
+  return (
+    routes.length >= 1 &&
+    routes.length <= 8 &&
+    routes.every((r) => isObject(r) && Object.keys(r).sort().join() === 'provider,upstream_model' && isIdText(r.provider) && isString(r.upstream_model) && r.upstream_model.length >= 1 && r.upstream_model.length <= 500)
+  );
+}
+
+/** docs: an upstream model is a path of non-empty segments other than "." and "..", without control characters. */
+const upstreamModelOk = (name: string): boolean => !controlChar.test(name) && name.split('/').every((segment) => segment !== '' && segment !== '.' && segment !== '..');
+
 /** Each method's fields, from shared/studio-contract.ts (every field not listed is an extra one). */
 const FIELDS: Record<StudioMethod, Record<string, Field>> = {
   'system.info': {},
@@ -160,6 +173,7 @@ const FIELDS: Record<StudioMethod, Record<string, Field>> = {
     record: opt(isObject),
   },
   'catalog.remove': { id: idField },
+  'catalog.setRoutes': { id: idField, routes: req((v) => Array.isArray(v), routeList) },
   'images.generate': { model: req(isString), prompt: req(isString, validPrompt), size: opt(isString), progress_id: opt(isString, progressId) },
   'images.edit': {
     model: req(isString),
@@ -284,6 +298,15 @@ function semantic(method: StudioMethod, b: Record<string, unknown>, s: OracleSta
   switch (method) {
     case 'catalog.remove':
       return { format: [], ...(s.catalog.has(id) ? {} : { lookup: notFound(method, 'no such model') }) };
+    case 'catalog.setRoutes': {
+      const routes = (has('routes') ? b.routes : []) as { provider: string; upstream_model: string }[];
+      const format: string[] = [];
+      // docs: every route names a configured provider (or the built-in "local"), a usable upstream model, once.
+      const known = (provider: string) => provider === 'local' || s.providers.has(provider);
+      const pairs = routes.map((r) => `${r.provider}:${r.upstream_model}`);
+      if (routes.some((r) => !known(r.provider) || !upstreamModelOk(r.upstream_model)) || new Set(pairs).size !== pairs.length) format.push('routes');
+      return { format, ...(s.catalog.has(id) ? {} : { lookup: notFound(method, 'no such model') }) };
+    }
     case 'catalog.putWorkflow': {
       const kind = s.providers.get(b.provider as string);
       const format: string[] = [];

@@ -2,7 +2,7 @@
 // discovery): typed capabilities, strict pricing, and the cross-field rules of the contract.
 import { describe, expect, it } from 'vitest';
 import type { ModelRecord } from '../../shared/api-types.js';
-import { assertModelRecord } from '../../electron/core/catalog/model-record-schema.js';
+import { assertModelRecord } from '../../electron/core/catalog/model-record-check.js';
 import { LOCAL_IMAGE_MODELS, LOCAL_VIDEO_MODELS } from '../../electron/core/providers/local/local-models.js';
 import { PRICE_BOOK, recordFromPriceBook } from '../../electron/core/providers/price-book.js';
 

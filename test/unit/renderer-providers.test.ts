@@ -18,12 +18,21 @@ const provider = (id: string, overrides: Partial<ProviderInfo> = {}): ProviderIn
 function setup(initial: ProviderInfo[] = []) {
   const client = createFakeClient();
   let list = [...initial];
-  client.handle('providers.list', () => ({ providers: list }));
+  client.handle('providers.list', () => ({ providers: list, health: [] }));
   const store = createProvidersStore(client);
   return { client, store, setList: (next: ProviderInfo[]) => (list = next) };
 }
 
 describe('providers store', () => {
+  it('keeps each provider\'s health by id, as providers.list reports it', async () => {
+    const client = createFakeClient();
+    const failing = { provider: 'emu', state: 'skipped' as const, skipped_until: 1_800_000_000_000, consecutive_failures: 3, last_error: 'unavailable (503)', last_error_at: 1, latency_ms: 420 };
+    client.handle('providers.list', () => ({ providers: [provider('emu'), provider('other')], health: [failing] }));
+    const store = createProvidersStore(client);
+    await store.getState().load();
+    expect(store.getState().health).toEqual({ emu: failing });
+  });
+
   it('lists the providers, and shows a failed list as "code: message"', async () => {
     const { client, store } = setup([provider('fal', { kind: 'fal', base_url: 'https://queue.fal.run', key_source: 'env:FAL_KEY' }), provider('openai')]);
     expect(store.getState().loaded).toBe(false);
@@ -206,7 +215,7 @@ describe('providers store', () => {
     client.handle('billing.summary', () => {
       throw new StudioError('internal_error', 'not needed here');
     });
-    client.handle('providers.list', () => ({ providers: [provider('emu')] }));
+    client.handle('providers.list', () => ({ providers: [provider('emu')], health: [] }));
     const stores = createStudioStores(client, { theme: 'light' });
     connectStudioEvents(stores, client);
 

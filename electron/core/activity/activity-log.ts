@@ -33,7 +33,7 @@ export class ActivityLog {
   ) {
     this.retry = new WriteRetry(logger, 'the activity log', FLUSH_MS);
     this.insert = store.raw.prepare(
-      'insert into request_log (at, key_id, method, endpoint, model, status, latency_ms, cost_nano) values (?, ?, ?, ?, ?, ?, ?, ?)',
+      'insert into request_log (at, key_id, method, endpoint, model, status, latency_ms, cost_nano, route, failed_routes) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     );
     // Ids only grow (autoincrement), so the newest MAX_ROWS are those above last id - MAX_ROWS.
     this.trim = store.raw.prepare('delete from request_log where id <= ?');
@@ -69,7 +69,8 @@ export class ActivityLog {
       await this.store.txSync(() => {
         let lastId = 0;
         for (const r of batch) {
-          lastId = Number(this.insert.run(r.at, r.key_id ?? null, r.method, r.endpoint, r.model ?? null, r.status, r.latency_ms, r.cost_nano ?? 0).lastInsertRowid);
+          const row = [r.at, r.key_id ?? null, r.method, r.endpoint, r.model ?? null, r.status, r.latency_ms, r.cost_nano ?? 0, r.route ?? null, r.failed_routes ?? null];
+          lastId = Number(this.insert.run(...row).lastInsertRowid);
         }
         if (lastId > MAX_ROWS) this.trim.run(lastId - MAX_ROWS);
       });
@@ -107,6 +108,8 @@ export class ActivityLog {
         'request_log.status',
         'request_log.latency_ms',
         'request_log.cost_nano',
+        'request_log.route',
+        'request_log.failed_routes',
       ])
       .orderBy('request_log.id', 'desc')
       .limit(limit)
@@ -122,6 +125,19 @@ export class ActivityLog {
       status: row.status,
       latency_ms: Math.round(row.latency_ms * 10) / 10,
       cost_usd: formatUsd(row.cost_nano),
+      route: row.route,
+      failed_routes: failedRoutes(row.failed_routes),
     }));
+  }
+}
+
+/** The stored list of routes that failed; a damaged value reads as none rather than failing the view. */
+function failedRoutes(json: string | null): ActivityEntry['failed_routes'] {
+  if (json === null) return [];
+  try {
+    const parsed = JSON.parse(json) as unknown;
+    return Array.isArray(parsed) ? parsed.filter((r): r is { provider: string; reason: string } => typeof r?.provider === 'string' && typeof r?.reason === 'string') : [];
+  } catch {
+    return [];
   }
 }

@@ -5,36 +5,36 @@
 // change-watch.ts) and the catalog revision a trigger bumps on every change.
 import type { ModelList, ModelRecord } from '../../../shared/api-types.js';
 import type { Clock } from '../clock.js';
-import { hasControlChar } from '../control-chars.js';
 import { GatewayError, invalid } from '../errors.js';
 import { silentLogger, type Logger } from '../logger.js';
 import { LOCAL_PROVIDER_ID } from '../providers/local/local-models.js';
 import { ChangeWatch } from '../store/change-watch.js';
 import type { Store } from '../store/database.js';
-import { hasUnsafeSegment, UNSAFE_SEGMENT } from './model-path.js';
 import { mergeRecordPatch, type JsonObject } from './model-patch.js';
 import { assertModelRecord } from './model-record-check.js';
-import { ENGINE_KINDS } from '../providers/engine-kinds.js';
 import type { Workflow } from '../providers/templates/placeholders.js';
-import { isProviderKind } from '../../../shared/provider-kinds.js';
-import { withoutPartnerFields, withPartnerFields } from './partner-fields.js';
+import type { ModelRoutesTable } from '../store/schema.js';
+import type { RouteTarget } from '../providers/route-limits.js';
+import { checkRoutes, routeParam, type ModelRoute, type RoutePut } from './model-routes.js';
+import { withoutPartnerFields } from './partner-fields.js';
+import type { Insertable } from 'kysely';
 
 export interface CatalogEntry {
   record: ModelRecord;
-  providerId: string;
-  upstreamModel: string;
-  /** The owner's workflow or request template for the model's provider (null: the kind's built-in one). */
-  workflow: Workflow | null;
+  /** Tried in this order; never empty. */
+  routes: ModelRoute[];
   source: 'builtin' | 'owner';
 }
 
-/** What put() takes: the workflow as given (checked against the provider's kind), or none. */
-export interface CatalogPut {
-  record: ModelRecord;
-  providerId: string;
-  upstreamModel: string;
+/** What put() takes: the routes as given (checked against the record and their providers), or the one-route form. */
+export type CatalogPut = { record: ModelRecord; source?: CatalogEntry['source'] } & ({ routes: RoutePut[] } | RoutePut);
+
+/** How patch() changes a model's routes: all of them, or the one-route form; neither keeps them. */
+export interface RoutesTarget {
+  routes?: RoutePut[];
+  providerId?: string;
+  upstreamModel?: string;
   workflow?: unknown;
-  source?: CatalogEntry['source'];
 }
 
 export const REVALIDATE_MS = 1;
@@ -90,43 +90,22 @@ export class CatalogService {
     return (await this.current()).entries.get(id);
   }
 
-  /** Adds or replaces a model (validated against the record schema). */
+  /** Adds or replaces a model (validated against the record schema, its routes against their providers). */
   async put(entry: CatalogPut): Promise<CatalogEntry> {
-    const checked = await assertModelRecord(entry.record);
-    if (hasUnsafeSegment(entry.upstreamModel)) {
-      throw invalid(`The upstream model ${JSON.stringify(entry.upstreamModel)} ${UNSAFE_SEGMENT}.`, 'upstream_model');
-    }
-    if (hasControlChar(entry.upstreamModel)) {
-      throw invalid(`The upstream model ${JSON.stringify(entry.upstreamModel)} contains a line break or control character.`, 'upstream_model');
-    }
-    const kind = await this.providerKind(entry.providerId);
-    const record = withPartnerFields(checked, kind, entry.upstreamModel);
-    const workflow = checkedWorkflow(entry.workflow, kind, entry.providerId, record);
-    const workflowJson = workflow === null ? null : JSON.stringify(workflow);
-    await this.store.db
-      .insertInto('models')
-      .values({
-        id: record.id,
-        provider_id: entry.providerId,
-        upstream_model: entry.upstreamModel,
-        record_json: JSON.stringify(record),
-        workflow_json: workflowJson,
-        source: entry.source ?? 'owner',
-        updated_at: this.clock.now(),
-      })
-      .onConflict((oc) =>
-        oc.column('id').doUpdateSet({
-          provider_id: entry.providerId,
-          upstream_model: entry.upstreamModel,
-          record_json: JSON.stringify(record),
-          workflow_json: workflowJson,
-          source: entry.source ?? 'owner',
-          updated_at: this.clock.now(),
-        }),
-      )
-      .execute();
+    const record = await assertModelRecord(entry.record);
+    const single = !('routes' in entry);
+    const given = 'routes' in entry ? entry.routes : [{ providerId: entry.providerId, upstreamModel: entry.upstreamModel, workflow: entry.workflow }];
+    const checked = await checkRoutes(record, given, (id) => this.routeTarget(id), routeParam(single));
+    const source = entry.source ?? 'owner';
+    const now = this.clock.now();
+    await this.store.tx(async (trx) => {
+      const row = { record_json: JSON.stringify(checked.record), source, updated_at: now };
+      await trx.insertInto('models').values({ id: record.id, ...row }).onConflict((oc) => oc.column('id').doUpdateSet(row)).execute();
+      await trx.deleteFrom('model_routes').where('model_id', '=', record.id).execute();
+      await trx.insertInto('model_routes').values(checked.routes.map((route, position) => routeRow(record.id, position, route))).execute();
+    });
     this.invalidate();
-    return { record, providerId: entry.providerId, upstreamModel: entry.upstreamModel, workflow, source: entry.source ?? 'owner' };
+    return { record: checked.record, routes: checked.routes, source };
   }
 
   /**
@@ -135,31 +114,25 @@ export class CatalogService {
    * filled in). The upstream model defaults to the stored one, else the id. The result is checked
    * as a whole record: a refused patch changes nothing.
    */
-  async patch(
-    id: string,
-    patch: JsonObject,
-    target: { providerId?: string; upstreamModel?: string; workflow?: unknown } = {},
-  ): Promise<{ entry: CatalogEntry; created: boolean }> {
+  async patch(id: string, patch: JsonObject, target: RoutesTarget = {}): Promise<{ entry: CatalogEntry; created: boolean }> {
     const existing = await this.find(id);
-    const providerId = target.providerId ?? existing?.providerId;
-    if (providerId === undefined) throw invalid(`No model ${id} in the catalog: a new model needs a provider.`, 'provider');
-    const upstreamModel = target.upstreamModel ?? existing?.upstreamModel ?? id;
-    const moved = existing !== undefined && (existing.providerId !== providerId || existing.upstreamModel !== upstreamModel);
+    const routes = nextRoutes(id, existing, target);
+    const primary = existing?.routes[0];
+    const moved = primary !== undefined && (primary.providerId !== routes[0]!.providerId || primary.upstreamModel !== routes[0]!.upstreamModel);
     const base = existing
       ? moved ? withoutPartnerFields(existing.record) : existing.record
-      : { id, object: 'model', created: Math.floor(this.clock.now() / 1000), owned_by: providerId };
+      : { id, object: 'model', created: Math.floor(this.clock.now() / 1000), owned_by: routes[0]!.providerId };
     // The argument names the model: an id inside the patch does not rename it.
     const record = { ...(mergeRecordPatch(base, patch) as JsonObject), id } as unknown as ModelRecord;
-    // A workflow belongs to its provider: one moved elsewhere keeps it only when given again.
-    const workflow = target.workflow !== undefined ? target.workflow : existing && existing.providerId === providerId ? existing.workflow : null;
-    return { entry: await this.put({ record, providerId, upstreamModel, workflow }), created: existing === undefined };
+    const entry = await this.put(target.routes ? { record, routes } : { record, ...routes[0]! });
+    return { entry, created: existing === undefined };
   }
 
-  /** The kind of a configured provider (`local` for the built-in engine); undefined when unknown. */
-  private async providerKind(providerId: string): Promise<string | undefined> {
-    if (providerId === LOCAL_PROVIDER_ID) return 'local';
-    const row = await this.store.db.selectFrom('providers').select('kind').where('id', '=', providerId).executeTakeFirst();
-    return row?.kind;
+  /** A configured provider's kind and base URL (`local` for the built-in engine); undefined when unknown. */
+  private async routeTarget(providerId: string): Promise<RouteTarget | undefined> {
+    if (providerId === LOCAL_PROVIDER_ID) return { kind: 'local', baseUrl: null };
+    const row = await this.store.db.selectFrom('providers').select(['kind', 'base_url']).where('id', '=', providerId).executeTakeFirst();
+    return row ? { kind: row.kind, baseUrl: row.base_url } : undefined;
   }
 
   async remove(id: string): Promise<void> {
@@ -172,26 +145,21 @@ export class CatalogService {
    * Seeds built-in records once per data dir: later owner edits (prices, removal) are kept.
    * A `seeded:<id>` marker remembers that a record was seeded even after the owner removes it.
    */
-  async seed(entries: Omit<CatalogEntry, 'source' | 'workflow'>[]): Promise<void> {
+  async seed(entries: { record: ModelRecord; providerId: string; upstreamModel: string }[]): Promise<void> {
     await this.store.tx(async (trx) => {
       for (const entry of entries) {
         const marker = `seeded:${entry.record.id}`;
         const seen = await trx.selectFrom('meta').select('key').where('key', '=', marker).executeTakeFirst();
         if (seen) continue;
-        await trx
+        const inserted = await trx
           .insertInto('models')
-          .values({
-            id: entry.record.id,
-            provider_id: entry.providerId,
-            upstream_model: entry.upstreamModel,
-            // Built-in records are typed in code; checking them would load the schema checker at start.
-            record_json: JSON.stringify(entry.record),
-            workflow_json: null,
-            source: 'builtin',
-            updated_at: this.clock.now(),
-          })
+          // Built-in records are typed in code; checking them would load the schema checker at start.
+          .values({ id: entry.record.id, record_json: JSON.stringify(entry.record), source: 'builtin', updated_at: this.clock.now() })
           .onConflict((oc) => oc.column('id').doNothing())
-          .execute();
+          .executeTakeFirst();
+        if (Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0) {
+          await trx.insertInto('model_routes').values(routeRow(entry.record.id, 0, { providerId: entry.providerId, upstreamModel: entry.upstreamModel, workflow: null })).execute();
+        }
         await trx.insertInto('meta').values({ key: marker, value: String(this.clock.now()) }).execute();
       }
     });
@@ -234,6 +202,21 @@ export class CatalogService {
 
   private async load(revision: string): Promise<Snapshot> {
     const rows = await this.store.db.selectFrom('models').selectAll().orderBy('source').orderBy('id').execute();
+    const routeRows = await this.store.db.selectFrom('model_routes').selectAll().orderBy('model_id').orderBy('position').execute();
+    const routes = new Map<string, ModelRoute[]>();
+    for (const row of routeRows) {
+      let workflow: Workflow | null;
+      try {
+        workflow = row.workflow_json === null ? null : (JSON.parse(row.workflow_json) as Workflow);
+      } catch {
+        // A route damaged outside the gateway is left out; the model's other routes still serve.
+        this.logger.warn({ model: row.model_id, position: row.position }, 'a model route whose stored workflow is not JSON is left out');
+        continue;
+      }
+      const list = routes.get(row.model_id) ?? [];
+      list.push({ providerId: row.provider_id, upstreamModel: row.upstream_model, workflow });
+      routes.set(row.model_id, list);
+    }
     const entries = new Map<string, CatalogEntry>();
     for (const row of rows) {
       let record: ModelRecord;
@@ -244,20 +227,12 @@ export class CatalogService {
         this.logger.warn({ model: row.id }, 'a catalog model whose stored record is not JSON is left out');
         continue;
       }
-      let workflow: Workflow | null = null;
-      try {
-        workflow = row.workflow_json === null ? null : (JSON.parse(row.workflow_json) as Workflow);
-      } catch {
-        this.logger.warn({ model: row.id }, 'a catalog model whose stored workflow is not JSON is left out');
+      const modelRoutes = routes.get(row.id);
+      if (!modelRoutes) {
+        this.logger.warn({ model: row.id }, 'a catalog model without a usable route is left out');
         continue;
       }
-      entries.set(row.id, {
-        record,
-        providerId: row.provider_id,
-        upstreamModel: row.upstream_model,
-        workflow,
-        source: row.source,
-      });
+      entries.set(row.id, { record, routes: modelRoutes, source: row.source });
     }
     const list: ModelList = { object: 'list', data: [...entries.values()].map((e) => e.record) };
     return { revision, entries, list, body: Buffer.from(JSON.stringify(list)) };
@@ -265,12 +240,34 @@ export class CatalogService {
 }
 
 /**
- * The workflow as the provider's kind accepts it (null: none given). A provider that runs no
- * workflows refuses one: it would be stored and silently never used.
+ * The routes a patch leaves: the ones given (each keeping its stored workflow when given again
+ * without one), the one-route form's, or the existing ones. A workflow belongs to its provider:
+ * a route moved to another provider keeps it only when given again.
  */
-function checkedWorkflow(workflow: unknown, kind: string | undefined, providerId: string, record: ModelRecord): Workflow | null {
-  if (workflow === undefined || workflow === null) return null;
-  const engine = isProviderKind(kind) ? ENGINE_KINDS[kind] : undefined;
-  if (!engine?.checkWorkflow) throw invalid(`Provider ${providerId} (${kind ?? 'unknown'}) takes no workflow or template; leave --workflow out.`, 'workflow');
-  return engine.checkWorkflow(workflow, record);
+function nextRoutes(id: string, existing: CatalogEntry | undefined, target: RoutesTarget): RoutePut[] {
+  const stored = (providerId: string, upstreamModel: string) =>
+    existing?.routes.find((r) => r.providerId === providerId && r.upstreamModel === upstreamModel) ?? existing?.routes.find((r) => r.providerId === providerId);
+  if (target.routes) {
+    return target.routes.map((route) => ({ ...route, workflow: route.workflow !== undefined ? route.workflow : (stored(route.providerId, route.upstreamModel)?.workflow ?? null) }));
+  }
+  const one = target.providerId !== undefined || target.upstreamModel !== undefined || target.workflow !== undefined;
+  if (existing && !one) return existing.routes;
+  if (existing && existing.routes.length > 1 && target.providerId === undefined) {
+    throw invalid(`${id} has ${existing.routes.length} routes: give them all again (mgw models put --route) to change one.`, 'routes');
+  }
+  const providerId = target.providerId ?? existing?.routes[0]?.providerId;
+  if (providerId === undefined) throw invalid(`No model ${id} in the catalog: a new model needs a provider.`, 'provider');
+  const upstreamModel = target.upstreamModel ?? existing?.routes[0]?.upstreamModel ?? id;
+  const workflow = target.workflow !== undefined ? target.workflow : (stored(providerId, upstreamModel)?.workflow ?? null);
+  return [{ providerId, upstreamModel, workflow }];
+}
+
+function routeRow(modelId: string, position: number, route: ModelRoute): Insertable<ModelRoutesTable> {
+  return {
+    model_id: modelId,
+    position,
+    provider_id: route.providerId,
+    upstream_model: route.upstreamModel,
+    workflow_json: route.workflow === null ? null : JSON.stringify(route.workflow),
+  };
 }

@@ -11,6 +11,8 @@ import type { CatalogEntry, CatalogService } from '../catalog/catalog-service.js
 import { GatewayError } from '../errors.js';
 import type { ImageEditJob, ImageJob, ImageOutcome, ImageProvider, ImageStreamOutcome, ReferenceImage } from '../providers/provider.js';
 import type { ProviderRegistry } from '../providers/registry.js';
+import { estimateImageUsage } from '../providers/image-usage.js';
+import type { Failover, RouteTrace } from '../routing/failover.js';
 import { checkContextWindow, checkN, checkPrompt, checkReferenceImages, resolveImageModel, resolveSize } from './image-request.js';
 import { checkImagesDecode } from './image-decode-check.js';
 import { sniffImage } from './image-sniff.js';
@@ -24,18 +26,25 @@ export interface GenerateImageRequest {
   signal?: AbortSignal;
   /** Hears an engine's progress (0-100) while it works. */
   onProgress?: (percent: number) => void;
+  /** Filled with what the model's routes did (the activity log's). */
+  trace?: RouteTrace;
 }
 
-export interface EditImageRequest {
-  model: string;
-  prompt: string;
-  size?: string;
+export interface EditImageRequest extends Omit<GenerateImageRequest, 'n'> {
   images: ReferenceImage[];
-  /** Ends the work early: the caller went away. */
-  signal?: AbortSignal;
-  /** Hears an engine's progress (0-100) while it works. */
-  onProgress?: (percent: number) => void;
 }
+
+/** A checked request, ready for its routes: the job each route gets (its own model name and workflow filled in), and the hold. */
+interface ImagePlan {
+  entry: CatalogEntry;
+  job: ImageJob | ImageEditJob;
+  /** The route's adapters, or why one cannot be had (tried as a failed route). */
+  providers: Map<string, ImageProvider | GatewayError>;
+  estimate: TokenUsage;
+  request: GenerateImageRequest | EditImageRequest;
+}
+
+type Run<T> = (provider: ImageProvider, job: ImageJob) => Promise<T>;
 
 export class ImageService {
   constructor(
@@ -43,28 +52,38 @@ export class ImageService {
     private readonly providers: ProviderRegistry,
     private readonly billing: BillingService,
     private readonly access: AccessGate,
+    private readonly failover: Failover,
   ) {}
 
   async generate(principal: Principal, request: GenerateImageRequest, keep?: KeepImage): Promise<ImageResult> {
-    const { entry, job, provider, estimate } = await this.generationJob(principal, request);
-    return this.billed(principal, entry, estimate, job.signal, () => provider.generateImage(job), keep);
+    const plan = await this.generationPlan(principal, request);
+    return this.billed(principal, plan, (provider, job) => provider.generateImage(job), keep);
   }
 
   /**
    * generate() for the HTTP door: a large upstream image comes back as a stream that relays its
    * base64 as it arrives. The hold ends when the stream does: charged once it has ended whole
-   * and checked, released when it breaks or is abandoned. A small image comes back whole.
+   * and checked, released when it breaks or is abandoned. A small image comes back whole. Once
+   * a stream has started, the image is the serving route's: nothing is tried elsewhere.
    */
   async generateStreamed(principal: Principal, request: GenerateImageRequest): Promise<ImageResult | ImageResultStream> {
-    const { entry, job, provider, estimate } = await this.generationJob(principal, request);
-    const stream = provider.generateImageStream?.bind(provider);
-    if (!stream) return this.billed(principal, entry, estimate, job.signal, () => provider.generateImage(job));
-    const ticket = await this.open(principal, entry, estimate);
+    const plan = await this.generationPlan(principal, request);
+    const ticket = await this.open(principal, plan.entry, plan.estimate);
     let started: ImageStreamOutcome | null = null;
     try {
-      started = await stream(job);
-      job.signal?.throwIfAborted();
-      checkImage(started.kind === 'whole' ? started.outcome.bytes : started.headBytes);
+      started = await this.routed(plan, async (provider, job): Promise<ImageStreamOutcome> => {
+        const stream = provider.generateImageStream?.bind(provider);
+        const outcome: ImageStreamOutcome = stream ? await stream(job) : { kind: 'whole', outcome: await provider.generateImage(job) };
+        try {
+          job.signal?.throwIfAborted();
+          checkImage(outcome.kind === 'whole' ? outcome.outcome.bytes : outcome.headBytes);
+        } catch (error) {
+          if (outcome.kind === 'stream') await outcome.cancel();
+          throw error;
+        }
+        return outcome;
+      });
+      request.signal?.throwIfAborted();
     } catch (error) {
       ticket.release();
       if (started?.kind === 'stream') await started.cancel();
@@ -74,20 +93,13 @@ export class ImageService {
     return relayed(started, ticket);
   }
 
-  private async generationJob(
-    principal: Principal,
-    request: GenerateImageRequest,
-  ): Promise<{ entry: CatalogEntry; job: ImageJob; provider: ImageProvider; estimate: TokenUsage }> {
+  private async generationPlan(principal: Principal, request: GenerateImageRequest): Promise<ImagePlan> {
     const entry = await resolveImageModel(this.catalog, request.model, 'generation');
     checkPrompt(request.prompt, entry.record);
     checkN(request.n);
     const size = resolveSize(request.size, entry.record);
     assertModelAccess(principal, entry.record);
-    const job = this.job(entry, request, size);
-    const provider = await this.providers.image(entry.providerId);
-    const estimate = provider.estimateImageUsage(job);
-    checkContextWindow(entry.record, job.prompt, estimate);
-    return { entry, job, provider, estimate };
+    return this.plan(entry, this.job(entry, request, size), request);
   }
 
   async edit(principal: Principal, request: EditImageRequest, keep?: KeepImage): Promise<ImageResult> {
@@ -98,24 +110,68 @@ export class ImageService {
     assertModelAccess(principal, entry.record);
     await checkImagesDecode(request.images);
     const job: ImageEditJob = { ...this.job(entry, request, size), images: request.images };
-    const provider = await this.providers.image(entry.providerId);
-    const estimate = provider.estimateImageUsage(job);
+    const plan = await this.plan(entry, job, request);
+    return this.billed(principal, plan, (provider, routeJob) => provider.editImage(routeJob as ImageEditJob), keep);
+  }
+
+  /** The routes' adapters and the hold: the largest estimate among them, so whichever serves is covered. */
+  private async plan(entry: CatalogEntry, job: ImageJob | ImageEditJob, request: GenerateImageRequest | EditImageRequest): Promise<ImagePlan> {
+    const providers = new Map<string, ImageProvider | GatewayError>();
+    for (const route of entry.routes) {
+      if (providers.has(route.providerId)) continue;
+      providers.set(
+        route.providerId,
+        await this.providers.image(route.providerId).catch((error: unknown) => {
+          if (error instanceof GatewayError) return error;
+          throw error;
+        }),
+      );
+    }
+    const estimates = [...providers.values()].filter((p): p is ImageProvider => !(p instanceof GatewayError)).map((p) => p.estimateImageUsage(job));
+    const cost = (usage: TokenUsage) => tokenCostNano(entry.record.pricing, usage);
+    const estimate = estimates.reduce((a, b) => (cost(b) > cost(a) ? b : a), estimateImageUsage(job));
     checkContextWindow(entry.record, job.prompt, estimate);
-    return this.billed(principal, entry, estimate, job.signal, () => provider.editImage(job), keep);
+    return { entry, job, providers, estimate, request };
   }
 
   private job(entry: CatalogEntry, request: GenerateImageRequest | EditImageRequest, size: ReturnType<typeof resolveSize>): ImageJob {
+    const primary = entry.routes[0]!;
     return {
       model: entry.record,
-      upstreamModel: entry.upstreamModel,
+      upstreamModel: primary.upstreamModel,
       prompt: request.prompt,
       width: size.width,
       height: size.height,
       sizeGiven: size.given,
-      workflow: entry.workflow,
+      workflow: primary.workflow,
       ...(request.signal ? { signal: request.signal } : {}),
       ...(request.onProgress ? { onProgress: request.onProgress } : {}),
     };
+  }
+
+  /**
+   * Runs the job on the model's routes in order (routing/failover.ts), each with its own model
+   * name and workflow, within the time of the first route's provider.
+   */
+  private routed<T>(plan: ImagePlan, run: Run<T>): Promise<T> {
+    const primary = plan.providers.get(plan.entry.routes[0]!.providerId);
+    const budgetMs = primary instanceof GatewayError ? undefined : primary?.imageTimeoutMs;
+    return this.failover.run(
+      plan.entry.routes,
+      async ({ route, timeoutMs, accepted }) => {
+        const provider = plan.providers.get(route.providerId);
+        if (provider === undefined || provider instanceof GatewayError) throw provider;
+        const job = {
+          ...plan.job,
+          upstreamModel: route.upstreamModel,
+          workflow: route.workflow,
+          ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+          onAccepted: accepted,
+        };
+        return run(provider, job);
+      },
+      { ...(plan.request.trace ? { trace: plan.request.trace } : {}), ...(budgetMs !== undefined ? { budgetMs } : {}), ...(plan.request.signal ? { signal: plan.request.signal } : {}) },
+    );
   }
 
   /**
@@ -123,19 +179,12 @@ export class ImageService {
    * so does a caller that left meanwhile: it gets no image, so it pays nothing, even when the
    * provider (the built-in engine) finished the work regardless.
    */
-  private async billed(
-    principal: Principal,
-    entry: CatalogEntry,
-    estimate: TokenUsage,
-    signal: AbortSignal | undefined,
-    run: () => Promise<ImageOutcome>,
-    keep?: KeepImage,
-  ): Promise<ImageResult> {
-    const ticket = await this.open(principal, entry, estimate);
+  private async billed(principal: Principal, plan: ImagePlan, run: Run<ImageOutcome>, keep?: KeepImage): Promise<ImageResult> {
+    const ticket = await this.open(principal, plan.entry, plan.estimate);
     let outcome: ImageOutcome;
     try {
-      outcome = await run();
-      signal?.throwIfAborted();
+      outcome = await this.routed(plan, run);
+      plan.request.signal?.throwIfAborted();
       checkImage(outcome.bytes);
       await keep?.(outcome.bytes);
     } catch (error) {

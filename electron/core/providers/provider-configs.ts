@@ -72,7 +72,7 @@ export class ProviderConfigs {
     this.insertRow = store.raw.prepare('insert into providers (id, kind, base_url, api_key_env, timeout_ms, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?)');
     this.updateRow = store.raw.prepare('update providers set base_url = ?, api_key_env = ?, timeout_ms = ?, updated_at = ? where id = ?');
     this.deleteRow = store.raw.prepare('delete from providers where id = ?');
-    this.modelsOf = store.raw.prepare('select id from models where provider_id = ?');
+    this.modelsOf = store.raw.prepare('select distinct model_id as id from model_routes where provider_id = ? order by model_id');
   }
 
   async list(): Promise<ProviderInfo[]> {

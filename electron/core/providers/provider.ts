@@ -27,6 +27,14 @@ export interface ImageJob {
   signal?: AbortSignal;
   /** Engines that report their steps call this as they go (0-100), for the studio's progress. */
   onProgress?: (percent: number) => void;
+  /** What remains of the request's time across its routes: the call ends by then (its own timeout may be shorter). */
+  timeoutMs?: number;
+  /**
+   * Adapters that submit a job and then wait for it call this once the upstream has accepted
+   * the job: from then on the work may cost money, so a failure is answered, never sent on to
+   * another route.
+   */
+  onAccepted?: () => void;
 }
 
 export interface ImageEditJob extends ImageJob {
@@ -54,6 +62,8 @@ export interface ImageProvider {
   readonly kind: string;
   /** Token usage expected for the job: the amount held before the work starts. */
   estimateImageUsage(job: ImageJob | ImageEditJob): TokenUsage;
+  /** The longest one image call may take (none: as long as it takes, the built-in engine). */
+  readonly imageTimeoutMs?: number;
   generateImage(job: ImageJob): Promise<ImageOutcome>;
   /** generateImage for providers that can hand on a large image while it arrives. */
   generateImageStream?(job: ImageJob): Promise<ImageStreamOutcome>;

@@ -2,7 +2,6 @@
 // built from their database row on first use and rebuilt when the row changes, so a provider
 // added from the CLI works on a running server at once. The row is re-read only when the
 // database may have changed (see change-watch.ts).
-import { GatewayError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { ChangeWatch } from '../store/change-watch.js';
 import type { ProviderRow } from '../store/schema.js';
@@ -13,6 +12,7 @@ import { OpenAIProvider } from './openai/openai-provider.js';
 import { isImageProvider, isVideoProvider, type ImageProvider, type Provider, type VideoProvider } from './provider.js';
 import type { ProviderConfigs } from './provider-configs.js';
 import { DEFAULT_TIMEOUTS, UpstreamClient, type UpstreamTimeouts } from './upstream/upstream-client.js';
+import { ProviderUnreached } from './upstream/upstream-errors.js';
 
 export class ProviderRegistry {
   private readonly builtin = new Map<string, Provider>();
@@ -59,7 +59,7 @@ export class ProviderRegistry {
     const generation = this.configs?.generation ?? 0;
     const row = this.configs ? await this.configs.row(id) : undefined;
     // A catalog entry pointing at a provider that is gone is the owner's configuration problem.
-    if (!row) throw new GatewayError('upstream_unavailable', `The provider "${id}" behind this model is not configured.`);
+    if (!row) throw new ProviderUnreached('not configured', `The provider "${id}" behind this model is not configured.`);
     if (cached && cached.row.updated_at === row.updated_at) {
       cached.generation = generation;
       return cached.provider;
@@ -75,13 +75,13 @@ export class ProviderRegistry {
 
   async image(id: string): Promise<ImageProvider> {
     const provider = await this.get(id);
-    if (!isImageProvider(provider)) throw new GatewayError('upstream_unavailable', `The provider "${id}" does not serve images.`);
+    if (!isImageProvider(provider)) throw new ProviderUnreached('serves no images', `The provider "${id}" does not serve images.`);
     return provider;
   }
 
   async video(id: string): Promise<VideoProvider> {
     const provider = await this.get(id);
-    if (!isVideoProvider(provider)) throw new GatewayError('upstream_unavailable', `The provider "${id}" does not serve videos.`);
+    if (!isVideoProvider(provider)) throw new ProviderUnreached('serves no videos', `The provider "${id}" does not serve videos.`);
     return provider;
   }
 
@@ -107,7 +107,7 @@ export class ProviderRegistry {
     const apiKey = problem
       ? () => {
           this.logger.warn({ provider: row.id, problem }, 'provider key is not usable');
-          throw new GatewayError('upstream_unavailable', `The provider "${row.id}" behind this model has no usable API key; the gateway's owner must fix it (the Providers list says why).`);
+          throw new ProviderUnreached('no usable API key', `The provider "${row.id}" behind this model has no usable API key; the gateway's owner must fix it (the Providers list says why).`);
         }
       : () => key;
     const engine = ENGINE_KINDS[row.kind];

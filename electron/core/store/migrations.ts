@@ -264,6 +264,47 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('video_tasks').addColumn('engine_json', 'text').execute();
     },
   },
+  '0010_model_routes': {
+    async up(db: Kysely<unknown>) {
+      // A model served by several providers in order (catalog/model-routes.ts): each model's one
+      // provider becomes its first route, and the models table keeps only the record.
+      await db.schema
+        .createTable('model_routes')
+        .addColumn('model_id', 'text', (c) => c.notNull().references('models.id').onDelete('cascade'))
+        .addColumn('position', 'integer', (c) => c.notNull())
+        .addColumn('provider_id', 'text', (c) => c.notNull())
+        .addColumn('upstream_model', 'text', (c) => c.notNull())
+        .addColumn('workflow_json', 'text')
+        .addPrimaryKeyConstraint('model_routes_pk', ['model_id', 'position'])
+        .execute();
+      await db.schema.createIndex('model_routes_provider').on('model_routes').column('provider_id').execute();
+      await sql`insert into model_routes (model_id, position, provider_id, upstream_model, workflow_json) select id, 0, provider_id, upstream_model, workflow_json from models`.execute(db);
+      for (const column of ['provider_id', 'upstream_model', 'workflow_json']) await db.schema.alterTable('models').dropColumn(column).execute();
+      for (const event of ['insert', 'update', 'delete']) {
+        await sql
+          .raw(
+            `create trigger model_routes_${event}_bump after ${event} on model_routes begin
+               update meta set value = cast(value as integer) + 1 where key = 'catalog_revision';
+             end`,
+          )
+          .execute(db);
+      }
+      // The breaker's view of each provider, and what a request's routes did (activity log).
+      await db.schema
+        .createTable('provider_health')
+        .addColumn('provider_id', 'text', (c) => c.primaryKey())
+        .addColumn('consecutive_failures', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('skipped_until', 'integer')
+        .addColumn('last_error', 'text')
+        .addColumn('last_error_at', 'integer')
+        .addColumn('last_ok_at', 'integer')
+        .addColumn('latency_ms', 'integer')
+        .addColumn('updated_at', 'integer', (c) => c.notNull())
+        .execute();
+      await db.schema.alterTable('request_log').addColumn('route', 'text').execute();
+      await db.schema.alterTable('request_log').addColumn('failed_routes', 'text').execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -50,12 +50,32 @@ export interface LedgerTable {
 
 export interface ModelsTable {
   id: string;
+  record_json: string;
+  source: 'builtin' | 'owner';
+  updated_at: number;
+}
+
+/** A model's routes, tried in `position` order (0 first). */
+export interface ModelRoutesTable {
+  model_id: string;
+  position: number;
   provider_id: string;
   upstream_model: string;
-  record_json: string;
-  /** A ComfyUI model's workflow in API format (placeholders unfilled); null for every other. */
+  /** The owner's workflow (API format) or request template, placeholders unfilled; null: the kind's built-in one. */
   workflow_json: string | null;
-  source: 'builtin' | 'owner';
+}
+
+/** What the serving process last saw of each provider it routed to (routes/route-health.ts), for `mgw providers list`. */
+export interface ProviderHealthTable {
+  provider_id: string;
+  consecutive_failures: number;
+  /** While a tripped breaker skips the provider; null when it does not. */
+  skipped_until: number | null;
+  last_error: string | null;
+  last_error_at: number | null;
+  last_ok_at: number | null;
+  /** The median of its recent successful calls. */
+  latency_ms: number | null;
   updated_at: number;
 }
 
@@ -134,6 +154,10 @@ export interface RequestLogTable {
   status: number;
   latency_ms: number;
   cost_nano: number;
+  /** The provider whose route served the request; null when none did (or no route was involved). */
+  route: string | null;
+  /** JSON [{provider, reason}] of the routes that failed before it, in gateway words; null: none. */
+  failed_routes: string | null;
 }
 
 export interface ProvidersTable {
@@ -171,6 +195,8 @@ export interface Database {
   holds: HoldsTable;
   ledger: LedgerTable;
   models: ModelsTable;
+  model_routes: ModelRoutesTable;
+  provider_health: ProviderHealthTable;
   meta: MetaTable;
 }
 
@@ -179,6 +205,8 @@ export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type HoldRow = Selectable<HoldsTable>;
 export type LedgerRow = Selectable<LedgerTable>;
 export type ModelRow = Selectable<ModelsTable>;
+export type ModelRouteRow = Selectable<ModelRoutesTable>;
+export type ProviderHealthRow = Selectable<ProviderHealthTable>;
 export type NewLedgerRow = Insertable<LedgerTable>;
 export type VideoTaskRow = Selectable<VideoTasksTable>;
 export type GalleryRow = Selectable<GalleryTable>;

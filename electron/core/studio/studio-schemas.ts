@@ -30,6 +30,13 @@ export const STUDIO_INPUT_SCHEMAS: { [M in StudioMethod]: TSchema } = {
     },
     { additionalProperties: false },
   ),
+  'catalog.setRoutes': Type.Object(
+    {
+      id: Type.String({ minLength: 1, maxLength: 255 }),
+      routes: Type.Array(Type.Object({ provider: Id, upstream_model: Type.String({ minLength: 1, maxLength: 500 }) }, { additionalProperties: false }), { minItems: 1, maxItems: 8 }),
+    },
+    { additionalProperties: false },
+  ),
   'images.generate': Type.Object(
     { model: Type.String(), prompt: Type.String(), size: Type.Optional(Type.String()), progress_id: ProgressId },
     { additionalProperties: false },

@@ -1,6 +1,7 @@
 // What a video task's engine run takes from its model beyond the request, kept on the task as it
 // was at creation: the workflow (or template) and the frame rate.
-import type { CatalogEntry } from '../catalog/catalog-service.js';
+import type { ModelRecord } from '../../../shared/api-types.js';
+import type { ModelRoute } from '../catalog/model-routes.js';
 import type { Workflow } from '../providers/templates/placeholders.js';
 
 export const DEFAULT_FPS = 16;
@@ -10,9 +11,9 @@ export interface EngineOptions {
   fps: number;
 }
 
-export function engineOptionsOf(entry: CatalogEntry): EngineOptions {
-  const fps = entry.record.capabilities.fps;
-  return { workflow: entry.workflow, fps: typeof fps === 'number' && Number.isInteger(fps) && fps > 0 && fps <= 120 ? fps : DEFAULT_FPS };
+export function engineOptionsOf(record: ModelRecord, route: ModelRoute): EngineOptions {
+  const fps = record.capabilities.fps;
+  return { workflow: route.workflow, fps: typeof fps === 'number' && Number.isInteger(fps) && fps > 0 && fps <= 120 ? fps : DEFAULT_FPS };
 }
 
 /** The stored options; a task from before they were stored (or a damaged value) gets the defaults. */

@@ -5,6 +5,7 @@ import { paysWithMoney } from '../access/access-policy.js';
 import type { Principal } from '../access/principal.js';
 import { perSecondCostNano } from '../billing/pricing.js';
 import { upstreamRouteFor } from '../catalog/partner-fields.js';
+import { namedVideoDimensions } from '../catalog/video-sizes.js';
 import { invalid } from '../errors.js';
 
 /** `upstreamModel` is the model's; the request type's partner route, when it has one, is matched instead. */
@@ -40,13 +41,7 @@ export function videoHoldFor(principal: Principal, record: ModelRecord, upstream
 
 /** Named resolutions map to 16:9 frames; exact sizes pass through. */
 export function videoDimensions(size: string): { width: number; height: number } {
-  const named: Record<string, { width: number; height: number }> = {
-    '360p': { width: 640, height: 360 },
-    '480p': { width: 854, height: 480 },
-    '720p': { width: 1280, height: 720 },
-    '1080p': { width: 1920, height: 1080 },
-  };
-  const known = named[size.toLowerCase()];
+  const known = namedVideoDimensions(size);
   if (known) return known;
   const match = /^(\d{2,5})x(\d{2,5})$/.exec(size);
   if (!match) throw invalid(`size ${size} is neither a named resolution nor <width>x<height>.`, 'size');

@@ -12,7 +12,10 @@ import { GatewayError, invalid } from '../errors.js';
 import { newId } from '../ids.js';
 import { checkImagesDecode } from '../images/image-decode-check.js';
 import type { Logger } from '../logger.js';
-import type { VideoProvider } from '../providers/provider.js';
+import type { ModelRecord } from '../../../shared/api-types.js';
+import type { ModelRoute } from '../catalog/model-routes.js';
+import type { Failover, RouteTrace } from '../routing/failover.js';
+import type { VideoTaskRow } from '../store/schema.js';
 import type { ProviderRegistry } from '../providers/registry.js';
 import type { Store } from '../store/database.js';
 import { engineOptionsOf } from './engine-options.js';
@@ -42,11 +45,10 @@ interface Creation {
   key: string | null;
   fingerprint: string;
   holdNano: number;
-  provider: VideoProvider;
   size: string;
   taskId: string;
-  /** The path the task is submitted to upstream (its request type's partner route, if any). */
-  upstreamModel: string;
+  /** Filled with what the model's routes did (the activity log's). */
+  trace: RouteTrace | undefined;
 }
 
 export class VideoService {
@@ -64,9 +66,10 @@ export class VideoService {
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly access: AccessGate,
+    private readonly failover: Failover,
   ) {}
 
-  async create(principal: Principal, input: VideoCreateInput, idempotencyKey: string | undefined, contentUrl: ContentUrl): Promise<VideoTask> {
+  async create(principal: Principal, input: VideoCreateInput, idempotencyKey: string | undefined, contentUrl: ContentUrl, trace?: RouteTrace): Promise<VideoTask> {
     const key = checkIdempotencyKey(idempotencyKey);
     const request = parseVideoRequest(input);
     const entry = await resolveVideoModel(this.catalog, request.model);
@@ -76,10 +79,8 @@ export class VideoService {
     await checkImagesDecode(request.references);
     const size = effectiveSize(request, record);
     videoDimensions(size); // a listed size the gateway cannot render is refused now, not later
-    // fal serves a model's text- and image-to-video at two paths: the record's route says which.
-    const upstreamModel = upstreamRouteFor(record, entry.upstreamModel, request.requestType);
-    const holdNano = videoHoldFor(principal, record, entry.upstreamModel, request.requestType, request.seconds);
-    const provider = await this.providers.video(entry.providerId);
+    // Priced by the model's first route, whichever serves: the client sees one model.
+    const holdNano = videoHoldFor(principal, record, entry.routes[0]!.upstreamModel, request.requestType, request.seconds);
     // The size the task gets, so leaving size out and naming the model's default are one request.
     const fingerprint = requestFingerprint({ ...request, size });
     const taskId = newId('video', 20);
@@ -87,7 +88,7 @@ export class VideoService {
     const outcome = settleable();
     this.creating.set(taskId, outcome.promise);
     try {
-      const task = await this.insertAndSubmit(principal, { request, entry, key, fingerprint, holdNano, provider, size, taskId, upstreamModel }, contentUrl);
+      const task = await this.insertAndSubmit(principal, { request, entry, key, fingerprint, holdNano, size, taskId, trace }, contentUrl);
       outcome.settle();
       return task;
     } catch (error) {
@@ -100,8 +101,12 @@ export class VideoService {
 
   /** The creation's transaction (idempotency, hold, task) and the provider's submission. */
   private async insertAndSubmit(principal: Principal, plan: Creation, contentUrl: ContentUrl): Promise<VideoTask> {
-    const { request, entry, key, fingerprint, holdNano, provider, size, taskId, upstreamModel } = plan;
+    const { request, entry, key, fingerprint, holdNano, size, taskId } = plan;
     const { record } = entry;
+    const first = entry.routes[0]!;
+    // A lease: the scheduler must not submit the task while this creation is submitting it.
+    // After a crash mid-submit, the task is resubmitted once the lease runs out.
+    const lease = await this.submitLeaseMs(first.providerId);
     const referenceFiles = await this.files.saveReferences(taskId, request.references);
 
     let existing: string | null = null;
@@ -119,8 +124,7 @@ export class VideoService {
           account_id: principal.accountId,
           key_id: principal.keyId,
           model: record.id,
-          provider_id: entry.providerId,
-          upstream_model: upstreamModel,
+          ...this.routeColumns(record, first, request.requestType),
           request_type: request.requestType,
           prompt: request.prompt,
           seconds: request.seconds,
@@ -134,7 +138,6 @@ export class VideoService {
           upstream_id: null,
           output_path: null,
           output_bytes: null,
-          engine_json: JSON.stringify(engineOptionsOf(entry)),
           upstream_cancel_until: null,
           output_url: null,
           error_code: null,
@@ -143,9 +146,7 @@ export class VideoService {
           updated_at: now,
           completed_at: null,
           deadline_at: now + maxSeconds * 1000,
-          // A lease: the scheduler must not submit the task while this creation is submitting it.
-          // After a crash mid-submit, the task is resubmitted once the lease runs out.
-          next_poll_at: now + (provider.submitTimeoutMs ?? SUBMIT_LEASE_MS),
+          next_poll_at: now + lease,
         });
         if (key) await rememberIdempotent(trx, principal.accountId, key, fingerprint, taskId, now);
         return null;
@@ -164,27 +165,67 @@ export class VideoService {
       return toVideoTask(asCreated(await this.tasks.getOwned(principal, existing)), contentUrl);
     }
 
-    const row = (await this.tasks.get(taskId))!;
-    let upstreamId: string;
+    let submitted: { row: VideoTaskRow; upstreamId: string } | null;
     try {
-      upstreamId = await provider.submitVideo(this.scheduler.jobOf(row));
+      submitted = await this.submit(plan);
     } catch (error) {
       await this.discardRefused(taskId, referenceFiles);
-      this.logger.warn({ taskId, provider: entry.providerId, code: (error as GatewayError).code }, 'video creation refused by the provider');
+      this.logger.warn({ taskId, code: (error as GatewayError).code }, 'video creation refused by every route');
       throw error instanceof GatewayError ? error : new GatewayError('upstream_unavailable', 'The video provider did not accept the task.');
     }
-    try {
-      // Cancelled while the provider was taking it, or resubmitted meanwhile: a job it will not follow is cancelled.
-      await this.scheduler.jobTaken(row, upstreamId, await this.tasks.setUpstream(taskId, upstreamId, null));
-    } catch (error) {
-      // The task and its hold are committed and the provider took the job; only its upstream id
-      // is not on record. The task stands (answering an error here would invite a retry that
-      // pays twice): when its submit lease runs out the scheduler submits it again.
-      this.logger.warn({ taskId, err: error }, 'could not record the upstream id of a new video task; it will be resubmitted');
+    if (submitted) {
+      const { row, upstreamId } = submitted;
+      try {
+        // Cancelled while the provider was taking it, or resubmitted meanwhile: a job it will not follow is cancelled.
+        await this.scheduler.jobTaken(row, upstreamId, await this.tasks.setUpstream(taskId, upstreamId, null));
+      } catch (error) {
+        // The task and its hold are committed and the provider took the job; only its upstream id
+        // is not on record. The task stands (answering an error here would invite a retry that
+        // pays twice): when its submit lease runs out the scheduler submits it again.
+        this.logger.warn({ taskId, err: error }, 'could not record the upstream id of a new video task; it will be resubmitted');
+      }
     }
     this.scheduler.poke();
     this.access.record({ principal: principal.keyId, model: record.id, inputTokens: 0, outputTokens: 0, spendNano: 0 });
     return toVideoTask(asCreated((await this.tasks.get(taskId))!), contentUrl);
+  }
+
+  /**
+   * Submits the new task to its model's routes in order (routing/failover.ts): a route that
+   * failed before taking the job passes the task to the next, the row moved first so a crash
+   * resubmits it there. A job an upstream accepted is never submitted anywhere else. Null when
+   * the task was cancelled before any route took it.
+   */
+  private async submit(plan: Creation): Promise<{ row: VideoTaskRow; upstreamId: string } | null> {
+    const { entry, request, taskId } = plan;
+    let row: VideoTaskRow | null = (await this.tasks.get(taskId))!;
+    return this.failover.run(
+      entry.routes,
+      async ({ route }) => {
+        const provider = await this.providers.video(route.providerId);
+        const columns = this.routeColumns(entry.record, route, request.requestType);
+        const moved = row!.provider_id !== columns.provider_id || row!.upstream_model !== columns.upstream_model || row!.engine_json !== columns.engine_json;
+        if (moved) row = await this.tasks.moveToRoute(taskId, columns, this.clock.now() + (provider.submitTimeoutMs ?? SUBMIT_LEASE_MS));
+        if (!row) return null;
+        return { row, upstreamId: await provider.submitVideo(this.scheduler.jobOf(row)) };
+      },
+      plan.trace ? { trace: plan.trace } : {},
+    );
+  }
+
+  /** What a task records of the route it goes to. fal serves a model's text- and image-to-video at two paths: the record's partner route says which. */
+  private routeColumns(record: ModelRecord, route: ModelRoute, requestType: string): Pick<VideoTaskRow, 'provider_id' | 'upstream_model' | 'engine_json'> {
+    return {
+      provider_id: route.providerId,
+      upstream_model: upstreamRouteFor(record, route.upstreamModel, requestType),
+      engine_json: JSON.stringify(engineOptionsOf(record, route)),
+    };
+  }
+
+  /** How long a creation may take to submit its task to one route before the scheduler may. */
+  private async submitLeaseMs(providerId: string): Promise<number> {
+    const provider = await this.providers.video(providerId).catch(() => null);
+    return provider?.submitTimeoutMs ?? SUBMIT_LEASE_MS;
   }
 
   /**

@@ -83,6 +83,22 @@ export class VideoTaskStore {
   }
 
   /**
+   * Moves a task no job was taken for yet to another of its model's routes (a failover at
+   * creation), extending the creation's submit lease. Null when the task ended meanwhile (a
+   * cancel) or a job was recorded for it: then it is submitted nowhere else.
+   */
+  async moveToRoute(id: string, route: Pick<VideoTasksTable, 'provider_id' | 'upstream_model' | 'engine_json'>, leaseUntil: number): Promise<VideoTaskRow | null> {
+    const result = await this.store.db
+      .updateTable('video_tasks')
+      .set({ ...route, next_poll_at: leaseUntil, updated_at: this.clock.now() })
+      .where('id', '=', id)
+      .where('status', '=', 'queued')
+      .where('upstream_id', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0 ? ((await this.get(id)) ?? null) : null;
+  }
+
+  /**
    * Records the upstream job in place of `replacing` (the job the submitter saw on the task: none
    * for a first submission, a lost one for a resubmission) and makes the task due, ending the
    * creation's submit lease. Returns 'recorded', or what the job is when it is nobody's to

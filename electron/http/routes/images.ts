@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import { newTrace } from '../../core/routing/failover.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ImageResult } from '../../../shared/api-types.js';
 import type { Gateway } from '../../core/gateway.js';
@@ -43,11 +44,11 @@ export function registerImageGenerationRoute(app: FastifyInstance, gateway: Gate
       schema: { body: ImageGenerationBody },
     },
     async (request, reply) => {
-      const activity: NonNullable<FastifyRequest['activity']> = { model: request.body.model };
+      const activity: NonNullable<FastifyRequest['activity']> = { model: request.body.model, routes: newTrace() };
       request.activity = activity;
       const cancel = cancelOnDeparture(reply);
       const restoreIdle = liftIdleTimeout(reply);
-      const result = await gateway.images.generateStreamed(principalOf(request), { ...request.body, signal: cancel.signal }).finally(restoreIdle);
+      const result = await gateway.images.generateStreamed(principalOf(request), { ...request.body, signal: cancel.signal, trace: activity.routes! }).finally(restoreIdle);
       if (!('b64' in result)) {
         activity.costNano = parseUsd(result.usage.cost_usd) ?? 0;
         return sendImageResult(reply, result);
@@ -189,7 +190,8 @@ export function registerImageEditRoute(app: FastifyInstance, gateway: Gateway, g
       for (const name of ['model', 'prompt'] as const) {
         if (form.fields[name] === undefined) throw invalid(`Missing required field ${name}.`, name);
       }
-      request.activity = { model: form.fields.model ?? '' };
+      const trace = newTrace();
+      request.activity = { model: form.fields.model ?? '', routes: trace };
       const restoreIdle = liftIdleTimeout(reply);
       const result = await gateway.images
         .edit(principalOf(request), {
@@ -198,6 +200,7 @@ export function registerImageEditRoute(app: FastifyInstance, gateway: Gateway, g
           ...(form.fields.size !== undefined ? { size: form.fields.size } : {}),
           images: form.files,
           signal: cancelOnDeparture(reply).signal,
+          trace,
         })
         .finally(restoreIdle);
       request.activity.costNano = parseUsd(result.usage.cost_usd) ?? 0;

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { newTrace } from '../../core/routing/failover.js';
 import type { Gateway } from '../../core/gateway.js';
 import { parseUsd } from '../../core/billing/money.js';
 import { countOr } from '../../core/catalog/capability-read.js';
@@ -72,8 +73,9 @@ export function registerVideoRoutes(app: FastifyInstance, gateway: Gateway, guar
     async (request) => {
       const input = request.isMultipart() ? await readVideoForm(request, gateway, budget) : jsonInput(request);
       const key = request.headers['idempotency-key'];
-      request.activity = { model: typeof input.fields.model === 'string' ? input.fields.model : '' };
-      const task = await gateway.videos.create(principalOf(request), input, Array.isArray(key) ? key[0] : key, contentUrlFor(request));
+      const trace = newTrace();
+      request.activity = { model: typeof input.fields.model === 'string' ? input.fields.model : '', routes: trace };
+      const task = await gateway.videos.create(principalOf(request), input, Array.isArray(key) ? key[0] : key, contentUrlFor(request), trace);
       request.activity.costNano = parseUsd(task.cost_usd) ?? 0;
       return task;
     },

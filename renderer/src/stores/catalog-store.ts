@@ -1,6 +1,6 @@
 // The live model catalog (catalog.list), reloaded on catalog.changed.
 import { createStore, type StoreApi } from 'zustand/vanilla';
-import type { CatalogModel, StudioInput } from '../../../shared/studio-contract';
+import type { CatalogModel, CatalogRoute, StudioInput } from '../../../shared/studio-contract';
 import type { StudioCaller } from '../transport/client';
 import { formatError } from '../transport/studio-error';
 import { coalesce } from './coalesce';
@@ -16,6 +16,11 @@ export interface CatalogState {
   /** Removes a model from the catalog; true when it is gone. */
   remove(id: string): Promise<boolean>;
   clearRemoveError(): void;
+  /** The model whose routes are being set, and the last such attempt's error. */
+  routing: string | null;
+  routesError: string | null;
+  /** Sets a model's routes in the order they are tried; true when they are stored. */
+  setRoutes(id: string, routes: CatalogRoute[]): Promise<boolean>;
   /** A ComfyUI workflow being made a model, and the last such attempt's error. */
   puttingWorkflow: boolean;
   workflowError: string | null;
@@ -32,6 +37,22 @@ export function createCatalogStore(client: StudioCaller): CatalogStore {
     error: null,
     removing: null,
     removeError: null,
+    routing: null,
+    routesError: null,
+    setRoutes: async (id, routes) => {
+      if (get().routing) return false;
+      set({ routing: id, routesError: null });
+      try {
+        const { model } = await client.call('catalog.setRoutes', { id, routes: routes.map((r) => ({ provider: r.provider, upstream_model: r.upstream_model })) });
+        set({ models: get().models.map((m) => (m.record.id === id ? model : m)) });
+        return true;
+      } catch (error) {
+        set({ routesError: formatError(error) });
+        return false;
+      } finally {
+        set({ routing: null });
+      }
+    },
     puttingWorkflow: false,
     workflowError: null,
     putWorkflow: async (input) => {

@@ -1,6 +1,7 @@
 // Upstream providers: list, add and update (an API key passes straight through to the call and is
 // never kept here), remove, and per provider the last connection test and model discovery.
 import { createStore, type StoreApi } from 'zustand/vanilla';
+import type { ProviderHealth } from '../../../shared/provider-health';
 import type { ProviderInfo, StudioInput, StudioOutput } from '../../../shared/studio-contract';
 import type { StudioCaller } from '../transport/client';
 import { formatError } from '../transport/studio-error';
@@ -12,6 +13,8 @@ export type ProviderAction = 'test' | 'discover' | 'update' | 'remove';
 
 export interface ProvidersState {
   providers: ProviderInfo[];
+  /** What the gateway saw of each provider it routed requests to, by id (absent: none yet). */
+  health: Record<string, ProviderHealth>;
   loaded: boolean;
   error: string | null;
   adding: boolean;
@@ -44,8 +47,8 @@ export function createProvidersStore(client: StudioCaller): ProvidersStore {
   return createStore<ProvidersState>()((set, get) => {
     const load = coalesce(async () => {
       try {
-        const { providers } = await client.call('providers.list', {});
-        set({ providers, loaded: true, error: null });
+        const { providers, health } = await client.call('providers.list', {});
+        set({ providers, health: Object.fromEntries(health.map((h) => [h.provider, h])), loaded: true, error: null });
       } catch (error) {
         set({ loaded: true, error: formatError(error) });
       }
@@ -67,6 +70,7 @@ export function createProvidersStore(client: StudioCaller): ProvidersStore {
 
     return {
       providers: [],
+      health: {},
       loaded: false,
       error: null,
       adding: false,

@@ -48,7 +48,15 @@ export function ActivityView() {
                 <td className="mono">
                   <span className="method">{e.method}</span> {e.endpoint}
                 </td>
-                <td>{e.model ?? '—'}</td>
+                <td>
+                  {e.model ?? '—'}
+                  {e.route ? <div className="muted small">via {e.route}</div> : null}
+                  {e.failed_routes.map((f, i) => (
+                    <div key={i} className="muted small">
+                      {f.provider}: {f.reason}
+                    </div>
+                  ))}
+                </td>
                 <td>
                   <span className={`badge ${statusClass(e.status)}`}>{e.status}</span>
                 </td>

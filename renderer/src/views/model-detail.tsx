@@ -5,6 +5,7 @@ import type { CatalogModel } from '../../../shared/studio-contract';
 import { formatBytes } from '../lib/format';
 import { usd } from './model-price';
 import { ModelRemove } from './model-remove';
+import { ModelRoutes } from './model-routes';
 import { ModelSnippets } from './model-snippets';
 
 function Row({ label, children }: { label: string; children: ReactNode }) {
@@ -42,9 +43,11 @@ export function ModelDetail({ model }: { model: CatalogModel }) {
         <span className={`badge ${r.tier === 'pro' ? 'badge-accent' : ''}`}>{r.tier}</span>
       </div>
       <p className="muted">
-        {r.model_type} · {r.modalities.input.join(', ')} → {r.modalities.output.join(', ')} · provider {model.provider} · owned by{' '}
+        {r.model_type} · {r.modalities.input.join(', ')} → {r.modalities.output.join(', ')} · {model.routes.length > 1 ? `${model.routes.length} routes` : `provider ${model.provider}`} · owned by{' '}
         {r.owned_by}
       </p>
+
+      <ModelRoutes key={`routes-${r.id}`} model={model} />
 
       <h3>Pricing</h3>
       <dl className="dl">

@@ -1,6 +1,7 @@
 // One configured provider: its settings, the Test / Discover / Edit / Remove buttons, and below it
 // the edit form, the last connection test, the last discovery or the last error.
 import { useMemo, useState } from 'react';
+import { describeHealthState, type ProviderHealth } from '../../../shared/provider-health';
 import type { ProviderInfo } from '../../../shared/studio-contract';
 import { ErrorMessage } from '../components/alert';
 import { formatTime } from '../lib/format';
@@ -11,7 +12,24 @@ import { WorkflowModelForm } from './workflow-model-form';
 import { ProviderEditForm } from './provider-edit-form';
 import { ProviderRemoveConfirm } from './provider-remove-confirm';
 
-const COLUMNS = 5;
+const COLUMNS = 6;
+
+const HEALTH_BADGE = { healthy: 'badge-success', failing: 'badge-warning', skipped: 'badge-danger', unknown: '' } as const;
+
+/** Its breaker's state, recent latency and last failure, as the gateway saw them routing requests. */
+function HealthCell({ health }: { health: ProviderHealth | undefined }) {
+  return (
+    <td aria-label="Health">
+      <span className={`badge ${HEALTH_BADGE[health?.state ?? 'unknown']}`}>{describeHealthState(health)}</span>
+      {health?.latency_ms != null ? <div className="muted small">{health.latency_ms} ms recently</div> : null}
+      {health?.last_error && health.state !== 'healthy' ? (
+        <div className="small key-problem" role="note">
+          {health.last_error}
+        </div>
+      ) : null}
+    </td>
+  );
+}
 
 /** What a running row action is doing: a test or a discovery can take up to the upstream timeout. */
 const PENDING_LABEL = { test: 'Testing connection…', discover: 'Discovering models…', update: 'Saving…', remove: 'Removing…' } as const;
@@ -73,11 +91,12 @@ export function ProviderRow({ provider }: { provider: ProviderInfo }) {
   const { providers, catalog } = useStores();
   const { id, kind } = provider;
   const catalogModels = useStore(catalog, (s) => s.models);
-  const served = useMemo(() => catalogModels.filter((m) => m.provider === id).map((m) => m.record.id), [catalogModels, id]);
+  const served = useMemo(() => catalogModels.filter((m) => m.routes.some((r) => r.provider === id)).map((m) => m.record.id), [catalogModels, id]);
   const [confirming, setConfirming] = useState(false);
   const [editing, setEditing] = useState(false);
   const [addingWorkflow, setAddingWorkflow] = useState(false);
   const check = useStore(providers, (s) => s.checks[id]);
+  const health = useStore(providers, (s) => s.health[id]);
   const discovery = useStore(providers, (s) => s.discoveries[id]);
   const pending = useStore(providers, (s) => s.pending[id]);
   const error = useStore(providers, (s) => (s.actionError?.id === id ? s.actionError.message : null));
@@ -109,6 +128,7 @@ export function ProviderRow({ provider }: { provider: ProviderInfo }) {
           <span className={`badge badge-raw ${provider.key_problem ? 'badge-danger' : provider.key_source === 'none' ? '' : 'badge-success'}`}>{provider.key_source}</span>
           {provider.key_problem ? <div className="small key-problem" role="note">{provider.key_problem}</div> : null}
         </td>
+        <HealthCell health={health} />
         <td>
           <div className="row-actions" aria-busy={busy}>
             <button type="button" className="btn btn-small" disabled={busy} onClick={() => void providers.getState().test(id)}>

@@ -7,14 +7,19 @@ import { useStore } from '../stores/use-store';
 import { ProviderAddForm } from './provider-add-form';
 import { ProviderRow } from './provider-row';
 
+const HEALTH_REFRESH_MS = 5_000;
+
 export function ProvidersView() {
   const { providers } = useStores();
   const rows = useStore(providers, (s) => s.providers);
   const loaded = useStore(providers, (s) => s.loaded);
   const error = useStore(providers, (s) => s.error);
 
+  // Health changes with every routed request: read again while the view is open.
   useEffect(() => {
     void providers.getState().load();
+    const timer = setInterval(() => void providers.getState().load(), HEALTH_REFRESH_MS);
+    return () => clearInterval(timer);
   }, [providers]);
 
   return (
@@ -30,6 +35,7 @@ export function ProvidersView() {
               <th scope="col">Kind</th>
               <th scope="col">Base URL</th>
               <th scope="col">Key</th>
+              <th scope="col">Health</th>
               <th scope="col">Actions</th>
             </tr>
           </thead>

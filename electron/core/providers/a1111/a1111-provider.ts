@@ -54,7 +54,7 @@ export class A1111Provider extends UpstreamAdapter<A1111ProviderConfig> implemen
   private async run(job: ImageJob, path: string, makeBody: () => Promise<Txt2ImgBody>): Promise<ImageOutcome> {
     const body = await makeBody();
     return inLine(this.base, job.signal, async () => {
-      const timeoutMs = this.config.timeoutMs ?? PROVIDER_KIND_INFO.a1111.defaultTimeoutMs;
+      const timeoutMs = this.timeoutFor(job, PROVIDER_KIND_INFO.a1111.defaultTimeoutMs);
       const controller = new AbortController();
       let ended: 'timeout' | 'left' | null = null;
       const timer = setTimeout(() => {

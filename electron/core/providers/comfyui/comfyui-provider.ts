@@ -85,7 +85,7 @@ export class ComfyUIProvider extends UpstreamAdapter<UpstreamProviderConfig> imp
   }
 
   private async runImage(job: ImageJob, owned: Workflow | null, images: ImageEditJob['images']): Promise<ImageOutcome> {
-    const deadline = Date.now() + (this.config.timeoutMs ?? FALLBACK_TIMEOUT_MS);
+    const deadline = Date.now() + (this.timeoutFor(job, FALLBACK_TIMEOUT_MS));
     const template = owned ?? (images.length > 0 ? editWorkflow(images.length) : textToImageWorkflow());
     checkReferenceCount(template, images.length, 'image');
     const names = [];
@@ -104,6 +104,7 @@ export class ComfyUIProvider extends UpstreamAdapter<UpstreamProviderConfig> imp
     try {
       await this.socket.ready(SOCKET_WAIT_MS);
       const queued = await this.queue(workflow, promptId, job.signal);
+      job.onAccepted?.();
       if (queued !== promptId) {
         unwatch();
         unwatch = this.socket.watch(queued, report);

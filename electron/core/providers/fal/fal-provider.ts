@@ -100,6 +100,7 @@ export class FalProvider extends UpstreamAdapter<FalProviderConfig> implements I
 
   private async runImage(job: ImageJob, input: Record<string, unknown>): Promise<ImageOutcome> {
     const handle = await this.submit(job.upstreamModel, input);
+    job.onAccepted?.();
     const state = await this.waitForImage(job, handle).catch(async (error: unknown) => {
       // Stopped waiting (too long, the client left, the queue unreachable): the job is cancelled, not left to run.
       await this.cancel(handle).catch(() => undefined);
@@ -152,8 +153,13 @@ export class FalProvider extends UpstreamAdapter<FalProviderConfig> implements I
    * the job failing: the poll is tried again, after the Retry-After the queue asked for or a
    * growing pause, within the image's wait.
    */
+  /** An image is a queue job: its wait, not one call, is what the timeout bounds. */
+  override get imageTimeoutMs(): number {
+    return this.config.timeoutMs ?? IMAGE_WAIT_MS;
+  }
+
   private async waitForImage(job: ImageJob, handle: QueueHandle): Promise<'completed' | 'failed'> {
-    const deadline = Date.now() + (this.config.timeoutMs ?? IMAGE_WAIT_MS);
+    const deadline = Date.now() + (this.timeoutFor(job, IMAGE_WAIT_MS));
     const pollMs = this.config.imagePollMs ?? 250;
     let failures = 0;
     for (;;) {

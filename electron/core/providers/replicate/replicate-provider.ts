@@ -61,7 +61,7 @@ export class ReplicateProvider extends UpstreamAdapter<UpstreamProviderConfig> i
 
   private async image(job: ImageJob, images: ReferenceImage[]): Promise<ImageOutcome> {
     const route = predictionRoute(job.upstreamModel);
-    const deadline = new ImageDeadline(this.config.timeoutMs ?? PROVIDER_KIND_INFO.replicate.defaultTimeoutMs, job.signal);
+    const deadline = new ImageDeadline(this.timeoutFor(job, PROVIDER_KIND_INFO.replicate.defaultTimeoutMs), job.signal);
     try {
       const references = images.map((image, i) => ({ mime: image.mime, bytes: image.bytes, filename: image.filename || `image-${i + 1}` }));
       const sent = await deadline.guard(this.files.send(references, deadline.signal));
@@ -99,6 +99,7 @@ export class ReplicateProvider extends UpstreamAdapter<UpstreamProviderConfig> i
       throw error;
     }
     let prediction = created.prediction;
+    job.onAccepted?.();
     // Sync mode answers (201) as soon as all output files are there, the status maybe still "processing".
     const filesReady = created.status === 201 && outputUrls(prediction.output).length > 0;
     if (!isEnded(prediction.status) && !filesReady) {

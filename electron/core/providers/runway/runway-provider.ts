@@ -58,7 +58,7 @@ export class RunwayProvider extends UpstreamAdapter<UpstreamProviderConfig> impl
    * paid for); its output fetched at once.
    */
   private async image(job: ImageJob, images: ReferenceImage[]): Promise<ImageOutcome> {
-    const timeoutMs = this.config.timeoutMs ?? PROVIDER_KIND_INFO.runway.defaultTimeoutMs;
+    const timeoutMs = this.timeoutFor(job, PROVIDER_KIND_INFO.runway.defaultTimeoutMs);
     const deadline = callDeadline(timeoutMs, job.signal);
     let id: string | null = null;
     let running = false;
@@ -69,6 +69,7 @@ export class RunwayProvider extends UpstreamAdapter<UpstreamProviderConfig> impl
       const uris = images.map((image, i) => inline(image.mime, image.bytes, i, 'image'));
       const body = requestBody(job.workflow, { endpoint: 'text_to_image', upstreamModel: job.upstreamModel, prompt: job.prompt, width, height, seed: randomSeed(), images: uris });
       id = await this.create('text_to_image', body, deadline.signal);
+      job.onAccepted?.();
       running = true;
       const task = await this.waitForImage(id, job, deadline.signal);
       running = false;

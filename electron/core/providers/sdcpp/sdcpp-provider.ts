@@ -58,7 +58,7 @@ export class SdcppProvider extends UpstreamAdapter<UpstreamProviderConfig> imple
 
   /** One synchronous generation, bounded by the provider's timeout and ended when the client leaves. */
   private async image(job: ImageJob, request: Pick<UpstreamRequest, 'method' | 'url' | 'json' | 'form'>): Promise<ImageOutcome> {
-    const timeoutMs = this.config.timeoutMs ?? PROVIDER_KIND_INFO.sdcpp.defaultTimeoutMs;
+    const timeoutMs = this.timeoutFor(job, PROVIDER_KIND_INFO.sdcpp.defaultTimeoutMs);
     const deadline = callDeadline(timeoutMs, job.signal);
     let body: unknown;
     try {

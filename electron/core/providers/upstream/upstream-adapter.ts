@@ -21,8 +21,21 @@ export abstract class UpstreamAdapter<Config extends UpstreamProviderConfig> {
     return estimateImageUsage(job);
   }
 
-  /** What bounds one generation call: the client's departure, and the owner's timeout for this provider when set. */
-  protected generationLimits(job: ImageJob): { signal?: AbortSignal; timeoutMs?: number } {
-    return { ...(job.signal ? { signal: job.signal } : {}), ...(this.config.timeoutMs !== undefined ? { timeoutMs: this.config.timeoutMs } : {}) };
+  /** The longest one image call may take: the owner's timeout for this provider, else the client's. */
+  get imageTimeoutMs(): number {
+    return this.config.timeoutMs ?? this.http.defaultTotalMs;
+  }
+
+  /**
+   * The timeout of this image call: the owner's for this provider (else `fallbackMs`), cut to
+   * what remains of the request's budget when earlier routes used some of it.
+   */
+  protected timeoutFor(job: ImageJob, fallbackMs: number): number {
+    return Math.min(this.config.timeoutMs ?? fallbackMs, job.timeoutMs ?? Infinity);
+  }
+
+  /** What bounds one generation call: the client's departure, and its timeout (timeoutFor). */
+  protected generationLimits(job: ImageJob): { signal?: AbortSignal; timeoutMs: number } {
+    return { ...(job.signal ? { signal: job.signal } : {}), timeoutMs: this.timeoutFor(job, this.http.defaultTotalMs) };
   }
 }

@@ -3,7 +3,7 @@
 // GatewayError. Raw upstream bodies are logged with secrets redacted, never returned.
 import type { Agent, Dispatcher, FormData } from 'undici';
 import type { Logger } from '../../logger.js';
-import { errorForStatus, invalidResponse, unavailable, upstreamRetryAfter, UpstreamStatusError } from './upstream-errors.js';
+import { errorForStatus, invalidResponse, ProviderUnreached, unavailable, upstreamRetryAfter, UpstreamStatusError } from './upstream-errors.js';
 
 export interface UpstreamTimeouts {
   connectMs: number;
@@ -67,6 +67,11 @@ export class UpstreamClient {
     private readonly secrets: () => string[],
     private readonly timeouts: UpstreamTimeouts = DEFAULT_TIMEOUTS,
   ) {}
+
+  /** The whole-call timeout of a request that names none. */
+  get defaultTotalMs(): number {
+    return this.timeouts.totalMs;
+  }
 
   private client(): Promise<{ agent: Agent; request: Undici['request'] }> {
     return (this.undici ??= import('undici').then(({ Agent, request }) => ({
@@ -196,7 +201,10 @@ export class UpstreamClient {
         response = await send(url, { method: request.method, headers, ...(body !== undefined ? { body } : {}), dispatcher: agent, signal });
       } catch (error) {
         this.logger.warn({ url: this.redact(url), err: describe(error) }, 'upstream request failed');
-        throw unavailable(noAnswer(error));
+        const why = noAnswer(error);
+        // Never connected: nothing reached the provider, so another route may take the request.
+        if (why === 'timed out connecting' || neverConnected(error)) throw new ProviderUnreached(why);
+        throw unavailable(why);
       }
       if (response.statusCode >= 200 && response.statusCode < 300) return response;
       const location = headerOf(response.headers, 'location');
@@ -273,10 +281,21 @@ const CLOSED_BEFORE_ANSWER = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
 
 /** Why a request got no answer at all, in the client's words. */
 function noAnswer(error: unknown): string {
+  const { code, cause, name } = error as { code?: string; name?: string; cause?: { code?: string; name?: string } };
+  if (code === 'UND_ERR_CONNECT_TIMEOUT' || cause?.code === 'UND_ERR_CONNECT_TIMEOUT' || name === 'ConnectTimeoutError' || cause?.name === 'ConnectTimeoutError') return 'timed out connecting';
   if (isTimeout(error)) return 'timed out';
-  const { code, cause } = error as { code?: string; cause?: { code?: string } };
   const closed = CLOSED_BEFORE_ANSWER.has(code ?? '') || CLOSED_BEFORE_ANSWER.has(cause?.code ?? '');
   return closed ? 'it closed the connection before answering' : 'could not connect';
+}
+
+/** Errors of a connection that was never made (refused, no such host, no route to it). */
+const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL']);
+
+function neverConnected(error: unknown): boolean {
+  const { code, cause, errors } = error as { code?: string; cause?: { code?: string; errors?: { code?: string }[] }; errors?: { code?: string }[] };
+  // Node tries each address of a name in turn: an AggregateError carries one error per address.
+  const codes = [code, cause?.code, ...(errors ?? []).map((e) => e.code), ...(cause?.errors ?? []).map((e) => e.code)];
+  return codes.some((c) => c !== undefined && NOT_CONNECTED.has(c));
 }
 
 function isTimeout(error: unknown): boolean {

@@ -24,6 +24,21 @@ export class UpstreamStatusError extends GatewayError {
 }
 
 /**
+ * A provider that could do no work on the request: it could not be reached (refused, unknown
+ * host, connect timeout), or the gateway cannot call it (not configured, no usable key). Nothing
+ * was sent that could cost money, so another route may serve the request. `reason` says what
+ * happened in a few words, for the activity log and the Providers view.
+ */
+export class ProviderUnreached extends GatewayError {
+  constructor(
+    readonly reason: string,
+    message: string = `The upstream provider is temporarily unavailable (${reason}).`,
+  ) {
+    super('upstream_unavailable', message);
+  }
+}
+
+/**
  * A poll answer that is the task's own failure if it keeps coming (fal's result URL answering
  * an untagged 5xx for a COMPLETED request: fal hands back the model's answer there). Once it is a
  * passing fault, so the scheduler retries it like one; a run of them fails the task with

@@ -1,12 +1,20 @@
 import { GatewayError } from '../../errors.js';
 import type { StudioContext, StudioHandlers } from '../studio-context.js';
 
-/** Removes every catalog model served by `providerId`; returns their ids. */
+/**
+ * Removes every catalog model served only by `providerId` (returns their ids), and the routes to
+ * it of models other providers serve too.
+ */
 async function removeModelsOf(ctx: StudioContext, providerId: string): Promise<string[]> {
   const removed: string[] = [];
   for (const entry of await ctx.gateway.catalog.entries()) {
-    if (entry.providerId !== providerId) continue;
+    const others = entry.routes.filter((r) => r.providerId !== providerId);
+    if (others.length === entry.routes.length) continue;
     try {
+      if (others.length > 0) {
+        await ctx.gateway.catalog.put({ record: entry.record, routes: others, source: entry.source });
+        continue;
+      }
       await ctx.gateway.catalog.remove(entry.record.id);
       removed.push(entry.record.id);
     } catch (error) {
@@ -22,7 +30,7 @@ export function providerHandlers(
 ): Pick<StudioHandlers, 'providers.list' | 'providers.add' | 'providers.update' | 'providers.remove' | 'providers.test' | 'providers.discover'> {
   const { gateway } = ctx;
   return {
-    'providers.list': async () => ({ providers: await gateway.providerConfigs.list() }),
+    'providers.list': async () => ({ providers: await gateway.providerConfigs.list(), health: gateway.health.report() }),
     'providers.add': async (input) => ({
       provider: await gateway.providerConfigs.add({
         id: input.id,

@@ -30,8 +30,8 @@ export function videoHandlers(ctx: StudioContext): Pick<StudioHandlers, 'videos.
       }
       checkRequestType(entry.record, input.request_type);
       return {
-        hold_usd: formatUsd(videoHoldFor(owner, entry.record, entry.upstreamModel, input.request_type, input.seconds)),
-        price_per_second_usd: formatUsd(usdToNano(pricePerSecond(entry.record, entry.upstreamModel, input.request_type))),
+        hold_usd: formatUsd(videoHoldFor(owner, entry.record, entry.routes[0]!.upstreamModel, input.request_type, input.seconds)),
+        price_per_second_usd: formatUsd(usdToNano(pricePerSecond(entry.record, entry.routes[0]!.upstreamModel, input.request_type))),
       };
     },
     'videos.create': async (input) => {
