@@ -2,10 +2,10 @@
 // to connect (a listener whose accept queue is full: the kernel drops further SYNs, so a connect
 // hangs until the client's connect timeout), and a provider that flaps between up and down in
 // front of an emulator (down: new connections refused, requests on open ones answered 503 and
-// the connection closed, requests in flight finished as they are).
+// the connection closed after the answer, requests in flight finished as they are).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, request as httpRequest, Agent, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { connect, type Socket } from 'node:net';
+import { connect, createServer as createNetServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 
 export interface SlowListener {
@@ -82,8 +82,13 @@ export async function flappingProxy(target: string): Promise<FlappingProxy> {
     upstream.on('error', () => res.destroy());
     req.pipe(upstream);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  // The listening socket is a plain net server handing connections to the HTTP one: closing it
+  // refuses new connections and leaves the open ones alone (an HTTP server's close() would also
+  // close the idle ones under a client's feet, racing its next request into a reset that cannot
+  // tell "never read" from "read and dropped").
+  const listener = createNetServer((socket) => server.emit('connection', socket));
+  await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+  const { port } = listener.address() as AddressInfo;
   return {
     origin: `http://127.0.0.1:${port}`,
     get up() {
@@ -92,20 +97,19 @@ export async function flappingProxy(target: string): Promise<FlappingProxy> {
     async down() {
       if (!isUp) return;
       isUp = false;
-      // New connections are refused at once (close's callback would wait for the open ones);
-      // idle ones are closed, busy ones answer 503 (above) and close.
-      server.close();
-      server.closeIdleConnections();
+      // New connections are refused; a request on an open one is answered 503 (above), and the
+      // connection closed after it.
+      await new Promise<void>((resolve) => listener.close(() => resolve()));
     },
     async restore() {
       if (isUp) return;
-      await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+      await new Promise<void>((resolve) => listener.listen(port, '127.0.0.1', resolve));
       isUp = true;
     },
     async close() {
       isUp = false;
       server.closeAllConnections();
-      if (server.listening) await new Promise<void>((resolve) => server.close(() => resolve()));
+      if (listener.listening) await new Promise<void>((resolve) => listener.close(() => resolve()));
       agent.destroy();
     },
   };
