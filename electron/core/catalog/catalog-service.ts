@@ -93,9 +93,8 @@ export class CatalogService {
   /** Adds or replaces a model (validated against the record schema, its routes against their providers). */
   async put(entry: CatalogPut): Promise<CatalogEntry> {
     const record = await assertModelRecord(entry.record);
-    const single = !('routes' in entry);
     const given = 'routes' in entry ? entry.routes : [{ providerId: entry.providerId, upstreamModel: entry.upstreamModel, workflow: entry.workflow }];
-    const checked = await checkRoutes(record, given, (id) => this.routeTarget(id), routeParam(single));
+    const checked = await checkRoutes(record, given, (id) => this.routeTarget(id), routeParam(given.length === 1));
     const source = entry.source ?? 'owner';
     const now = this.clock.now();
     await this.store.tx(async (trx) => {
@@ -124,7 +123,7 @@ export class CatalogService {
       : { id, object: 'model', created: Math.floor(this.clock.now() / 1000), owned_by: routes[0]!.providerId };
     // The argument names the model: an id inside the patch does not rename it.
     const record = { ...(mergeRecordPatch(base, patch) as JsonObject), id } as unknown as ModelRecord;
-    const entry = await this.put(target.routes ? { record, routes } : { record, ...routes[0]! });
+    const entry = await this.put({ record, routes });
     return { entry, created: existing === undefined };
   }
 
