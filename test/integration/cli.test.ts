@@ -263,6 +263,22 @@ describe('mgw keys and balance', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it.each([
+    [{ failures: 0 }, 'circuitBreaker.failures must be a whole number from 1 to 1000'],
+    [{ skipSeconds: 1.5 }, 'circuitBreaker.skipSeconds must be a whole number from 1 to 86400'],
+    [{ pauseSeconds: 30 }, 'circuitBreaker takes failures and skipSeconds, not "pauseSeconds"'],
+    [[3, 30], 'circuitBreaker must be an object such as {"failures": 3, "skipSeconds": 30}'],
+  ])('a config.json circuitBreaker the breaker cannot use (%j) is refused in one line naming the field', (circuitBreaker, problem) => {
+    const dir = tempDir('mgw-bad-breaker-');
+    const config = join(dir, 'config.json');
+    writeFileSync(config, JSON.stringify({ circuitBreaker }));
+    expect(mgw(['models', 'list', '--data-dir', dir])).toMatchObject({ status: 2, stdout: '', stderr: `mgw: ${config}: ${problem}.\n` });
+    // Either number alone is fine: the other keeps its default.
+    writeFileSync(config, JSON.stringify({ circuitBreaker: { skipSeconds: 5 } }));
+    expect(mgw(['models', 'list', '--data-dir', dir]).status).toBe(0);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
   it('unknown key ids are reported in one line', () => {
     const result = run('balance', 'show', 'key_doesnotexist');
     expect(result.status).toBe(2);
