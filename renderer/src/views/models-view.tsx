@@ -49,7 +49,7 @@ export function ModelsView() {
                     <td>
                       <span className={`badge ${r.tier === 'pro' ? 'badge-accent' : ''}`}>{r.tier}</span>
                     </td>
-                    <td>{m.provider}</td>
+                    <td>{m.routes.map((route) => route.provider).join(' > ')}</td>
                     <td className="muted">{priceSummary(r)}</td>
                   </tr>
                 );

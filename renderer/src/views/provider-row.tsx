@@ -114,7 +114,7 @@ export function ProviderRow({ provider }: { provider: ProviderInfo }) {
     <>
       <tr className={hasResults ? 'row-open' : undefined}>
         <td>
-          <strong>{id}</strong>
+          <strong className="nowrap">{id}</strong>
           <div className="muted small">added {formatTime(provider.created_at)}</div>
         </td>
         <td>
