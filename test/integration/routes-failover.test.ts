@@ -37,7 +37,7 @@ async function lastActivity() {
 const generate = (model: string) => postJson(`${t.baseUrl}/images/generations`, { model, prompt: 'a lighthouse at dusk', size: '1024x1024' }, key.token);
 
 beforeAll(async () => {
-  t = await startTestGateway({ upstreamTimeouts: { connectMs: 300, totalMs: 3_000 }, circuitBreaker: { failures: 3, skipSeconds: SKIP_SECONDS } });
+  t = await startTestGateway({ upstreamTimeouts: { connectMs: 300, totalMs: 4_000 }, circuitBreaker: { failures: 3, skipSeconds: SKIP_SECONDS } });
   first = await startOpenAIEmulator({ exactSize: true, videoDurationMs: 200 });
   second = await startOpenAIEmulator({ exactSize: true, videoDurationMs: 200 });
   slow = await slowToConnect();
@@ -46,11 +46,14 @@ beforeAll(async () => {
   await add('first', first.baseUrl, first.apiKey);
   await add('second', second.baseUrl, second.apiKey);
   await add('slow', `${slow.origin}/v1`, 'sk-slow');
+  // The same unreachable host with a 2 s timeout: a model whose first route it is has 2 s in all.
+  await t.gateway.providerConfigs.add({ id: 'slow-2s', kind: 'openai', baseUrl: `${slow.origin}/v1`, apiKey: 'sk-slow', timeoutSeconds: 2 });
   const image = structuredClone((await t.gateway.catalog.find('local-image'))!.record);
   const video = structuredClone((await t.gateway.catalog.find('local-video'))!.record);
   const imageRecord = { ...image, owned_by: 'routes', pricing: { input: 10, output: 40, currency: 'USD', unit: '1M tokens' }, capabilities: { ...image.capabilities, supported_sizes: ['1024x1024'] } };
   await t.gateway.catalog.put({ record: { ...imageRecord, id: 'dual-image' }, routes: [{ providerId: 'first', upstreamModel: 'gpt-image-1' }, { providerId: 'second', upstreamModel: 'gpt-image-1' }] });
   await t.gateway.catalog.put({ record: { ...imageRecord, id: 'slow-image' }, routes: [{ providerId: 'slow', upstreamModel: 'gpt-image-1' }, { providerId: 'second', upstreamModel: 'gpt-image-1' }] });
+  await t.gateway.catalog.put({ record: { ...imageRecord, id: 'budget-image' }, routes: [{ providerId: 'slow-2s', upstreamModel: 'gpt-image-1' }, { providerId: 'second', upstreamModel: 'gpt-image-1' }] });
   const { route_prices_usd_per_second: _routes, ...videoPricing } = video.pricing;
   await t.gateway.catalog.put({
     record: { ...video, id: 'dual-video', owned_by: 'routes', pricing: { ...videoPricing, price: 0.1 }, capabilities: { ...video.capabilities, supported_seconds: [4, 8], supported_sizes: ['1280x720'] } },
@@ -126,6 +129,21 @@ describe('an image request whose first route fails before doing any work', () =>
     const charged = Math.round(Number((response.body as { usage: { cost_usd: string } }).usage.cost_usd) * USD);
     expect(before.balance - (await account()).balance).toBe(charged);
     expect(await lastActivity()).toMatchObject({ route: 'second', failed_routes: [{ provider: 'slow', reason: 'timed out connecting' }] });
+  });
+
+  it('the whole request keeps to the first route\u2019s timeout: a later route gets only what is left', async () => {
+    // 2 s in all; the connect attempt spends about 1 s of it (undici's connect timer is coarse),
+    // and the second takes 1.5 s to answer.
+    second.inject('POST /v1/images/generations', { latencyMs: 1_500, times: 1 });
+    const before = await account();
+    const response = await generate('budget-image');
+    expect(response.status).toBe(503);
+    expect(errorOf(response).message).toContain('timed out');
+    expect(posts(second, '/v1/images/generations')).toBe(1);
+    expect(await account()).toMatchObject({ balance: before.balance, held: 0, activeHolds: 0 });
+    // With the 4 s of a first route without a timeout of its own, the same answer comes through.
+    second.inject('POST /v1/images/generations', { latencyMs: 1_500, times: 1 });
+    expect((await generate('slow-image')).status).toBe(200);
   });
 
   it('a 4xx about the request is answered: the second route is never asked', async () => {

@@ -94,7 +94,7 @@ export class CatalogService {
   async put(entry: CatalogPut): Promise<CatalogEntry> {
     const record = await assertModelRecord(entry.record);
     const given = 'routes' in entry ? entry.routes : [{ providerId: entry.providerId, upstreamModel: entry.upstreamModel, workflow: entry.workflow }];
-    const checked = await checkRoutes(record, given, (id) => this.routeTarget(id), routeParam(given.length === 1));
+    const checked = await checkRoutes(record, given, (id) => this.routeTarget(id), routeParam(!('routes' in entry)));
     const source = entry.source ?? 'owner';
     const now = this.clock.now();
     await this.store.tx(async (trx) => {
@@ -123,7 +123,8 @@ export class CatalogService {
       : { id, object: 'model', created: Math.floor(this.clock.now() / 1000), owned_by: routes[0]!.providerId };
     // The argument names the model: an id inside the patch does not rename it.
     const record = { ...(mergeRecordPatch(base, patch) as JsonObject), id } as unknown as ModelRecord;
-    const entry = await this.put({ record, routes });
+    // Errors name the fields the caller gave: routes[i].upstream_model for routes, upstream_model for the one-route form.
+    const entry = await this.put(target.routes || routes.length > 1 ? { record, routes } : { record, ...routes[0]! });
     return { entry, created: existing === undefined };
   }
 

@@ -30,8 +30,8 @@ export interface RoutePut {
 export const MAX_ROUTES = 8;
 
 /**
- * How errors name a route's field: a model's only route by the field alone (`upstream_model`,
- * as `mgw models put --provider` names it); one of several by its place (`routes[1].upstream_model`).
+ * How errors name a route's field: the one-route form (`mgw models put --provider`) by the field
+ * alone (`upstream_model`); routes given as a list by their place (`routes[1].upstream_model`).
  */
 export type RouteParam = (index: number, field: 'provider' | 'upstream_model' | 'workflow' | null) => string;
 

@@ -21,7 +21,7 @@ export const newTrace = (): RouteTrace => ({ served: null, failed: [] });
 /** What one try is given besides its route. */
 export interface Attempt {
   route: ModelRoute;
-  /** What remains of the request's budget, when it has one. */
+  /** What remains of the request's budget, on a try after the first (the first has its own timeout, the budget). */
   timeoutMs: number | undefined;
   /** Called once the upstream took the work (a job it will run): no other route may be tried after. */
   accepted(): void;
@@ -46,6 +46,7 @@ export class Failover {
     const started = this.clock.now();
     const skipped: ModelRoute[] = [];
     let last: unknown = null;
+    let tries = 0;
     const tryRoute = async (route: ModelRoute, admission: Admission): Promise<{ value: T } | null> => {
       const remaining = options.budgetMs === undefined ? undefined : options.budgetMs - (this.clock.now() - started);
       if (options.signal?.aborted || (remaining !== undefined && remaining <= 0)) {
@@ -54,8 +55,10 @@ export class Failover {
       }
       let accepted = false;
       const at = this.clock.now();
+      // The first try has its provider's own timeout, which is the budget; later ones what is left of it.
+      const timeoutMs = tries++ === 0 ? undefined : remaining;
       try {
-        const value = await attempt({ route, timeoutMs: remaining, accepted: () => (accepted = true) });
+        const value = await attempt({ route, timeoutMs, accepted: () => (accepted = true) });
         admission.succeeded(this.clock.now() - at);
         trace.served = route.providerId;
         return { value };
