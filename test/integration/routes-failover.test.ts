@@ -34,6 +34,9 @@ async function lastActivity() {
   return entry!;
 }
 
+/** What the answer says was charged, in nano-USD. */
+const chargedBy = (response: { body: unknown }): number => Math.round(Number((response.body as { usage: { cost_usd: string } }).usage.cost_usd) * USD);
+
 const generate = (model: string) => postJson(`${t.baseUrl}/images/generations`, { model, prompt: 'a lighthouse at dusk', size: '1024x1024' }, key.token);
 
 beforeAll(async () => {
@@ -113,7 +116,7 @@ describe('an image request whose first route fails before doing any work', () =>
       const response = await generate('dual-image');
       expect(response.status).toBe(200);
       expect(posts(second, '/v1/images/generations')).toBe(1);
-      const charged = Math.round(Number((response.body as { usage: { cost_usd: string } }).usage.cost_usd) * USD);
+      const charged = chargedBy(response);
       expect(before.balance - (await account()).balance).toBe(charged);
       expect(await lastActivity()).toMatchObject({ route: 'second', failed_routes: [{ provider: 'first', reason: 'could not connect' }] });
     } finally {
@@ -126,7 +129,7 @@ describe('an image request whose first route fails before doing any work', () =>
     const response = await generate('slow-image');
     expect(response.status).toBe(200);
     expect(posts(second, '/v1/images/generations')).toBe(1);
-    const charged = Math.round(Number((response.body as { usage: { cost_usd: string } }).usage.cost_usd) * USD);
+    const charged = chargedBy(response);
     expect(before.balance - (await account()).balance).toBe(charged);
     expect(await lastActivity()).toMatchObject({ route: 'second', failed_routes: [{ provider: 'slow', reason: 'timed out connecting' }] });
   });

@@ -2,6 +2,19 @@
 // Never edit a shipped migration: add a new one.
 import { sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 
+/** Triggers that bump the catalog revision on any change to `table` (see catalog-service.ts). */
+async function bumpCatalogRevisionOn(db: Kysely<unknown>, table: string): Promise<void> {
+  for (const event of ['insert', 'update', 'delete']) {
+    await sql
+      .raw(
+        `create trigger ${table}_${event}_bump after ${event} on ${table} begin
+               update meta set value = cast(value as integer) + 1 where key = 'catalog_revision';
+             end`,
+      )
+      .execute(db);
+  }
+}
+
 const migrations: Record<string, Migration> = {
   '0001_accounts_keys_ledger_models': {
     async up(db: Kysely<unknown>) {
@@ -76,15 +89,7 @@ const migrations: Record<string, Migration> = {
       // Any change to the catalog bumps one revision, so every process can tell that its
       // cached catalog is stale with a single cheap read (see catalog-service.ts).
       await sql`insert into meta (key, value) values ('catalog_revision', '0')`.execute(db);
-      for (const event of ['insert', 'update', 'delete']) {
-        await sql
-          .raw(
-            `create trigger models_${event}_bump after ${event} on models begin
-               update meta set value = cast(value as integer) + 1 where key = 'catalog_revision';
-             end`,
-          )
-          .execute(db);
-      }
+      await bumpCatalogRevisionOn(db, 'models');
     },
   },
   '0002_video_tasks_idempotency': {
@@ -280,15 +285,7 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('model_routes_provider').on('model_routes').column('provider_id').execute();
       await sql`insert into model_routes (model_id, position, provider_id, upstream_model, workflow_json) select id, 0, provider_id, upstream_model, workflow_json from models`.execute(db);
       for (const column of ['provider_id', 'upstream_model', 'workflow_json']) await db.schema.alterTable('models').dropColumn(column).execute();
-      for (const event of ['insert', 'update', 'delete']) {
-        await sql
-          .raw(
-            `create trigger model_routes_${event}_bump after ${event} on model_routes begin
-               update meta set value = cast(value as integer) + 1 where key = 'catalog_revision';
-             end`,
-          )
-          .execute(db);
-      }
+      await bumpCatalogRevisionOn(db, 'model_routes');
       // The breaker's view of each provider, and what a request's routes did (activity log).
       await db.schema
         .createTable('provider_health')
