@@ -12,7 +12,7 @@ const SUBTITLES = {
   videos: 'Asynchronous video jobs with billing holds',
   billing: 'Balance, holds, spend and the ledger',
   keys: 'API keys for local apps and scripts',
-  providers: 'Upstream OpenAI-compatible and fal services behind the catalog',
+  providers: 'Cloud services and local engines behind the catalog, and how they are faring',
   activity: 'Recent requests through the gateway',
 } as const;
 
