@@ -157,6 +157,7 @@ describe('an image request whose first route fails before doing any work', () =>
     expect(errorOf(response)).toMatchObject({ code: 'upstream_bad_request', param: null });
     expect(posts(second, '/v1/images/generations')).toBe(0);
     expect(await account()).toMatchObject({ balance: before.balance, held: 0, activeHolds: 0 });
+    expect(await lastActivity()).toMatchObject({ status: 400, route: null, failed_routes: [{ provider: 'first', reason: 'answered: The upstream provider rejected the request.' }] });
   });
 
   it('a timeout after the request went out is answered, not sent on (the first may have done the work)', async () => {

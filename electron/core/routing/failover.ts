@@ -18,6 +18,11 @@ export interface RouteTrace {
 
 export const newTrace = (): RouteTrace => ({ served: null, failed: [] });
 
+/** A failure that is answered, not sent on, in the activity log's words: its own message. */
+function answeredWith(error: unknown): string {
+  return error instanceof GatewayError ? `answered: ${error.message}` : 'answered: failed';
+}
+
 /** What one try is given besides its route. */
 export interface Attempt {
   route: ModelRoute;
@@ -71,8 +76,9 @@ export class Failover {
         if (fault === null) admission.answered();
         else admission.failed(fault);
         const reason = accepted ? null : failoverReason(error);
+        // Answered as it is: the activity log still says which route gave the answer.
+        trace.failed.push({ provider: route.providerId, reason: reason ?? answeredWith(error) });
         if (reason === null) throw error;
-        trace.failed.push({ provider: route.providerId, reason });
         last = error;
         return null;
       }
