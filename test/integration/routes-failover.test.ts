@@ -7,8 +7,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { VideoTask } from '../../shared/api-types.js';
 import { startOpenAIEmulator, type OpenAIEmulator } from '../emulators/index.js';
 import { startTestGateway, USD, type TestGateway } from '../helpers/gateway.js';
-import { errorOf, postJson, request } from '../helpers/http.js';
-import { decodeB64 } from '../helpers/images.js';
+import { errorOf, postForm, postJson, request } from '../helpers/http.js';
+import { decodeB64, makeImage } from '../helpers/images.js';
 import { slowToConnect, type SlowListener } from '../helpers/route-faults.js';
 
 let t: TestGateway;
@@ -104,6 +104,28 @@ describe('an image request whose first route fails before doing any work', () =>
     const entry = await lastActivity();
     expect(entry).toMatchObject({ model: 'dual-image', status: 200, route: 'second', failed_routes: [{ provider: 'first', reason }] });
     expect(Math.round(Number(entry.cost_usd) * USD)).toBe(charged);
+  });
+
+  it('an edit refused with 503 by the first: its reference images are sent again, whole, to the second', async () => {
+    first.inject('POST /v1/images/edits', { status: 503, times: 1 });
+    const png = await makeImage(64, 48);
+    const form = new FormData();
+    form.append('model', 'dual-image');
+    form.append('prompt', 'add a hat');
+    form.append('size', '1024x1024');
+    form.append('image[]', new Blob([png], { type: 'image/png' }), 'a.png');
+    form.append('image[]', new Blob([png], { type: 'image/png' }), 'b.png');
+    const before = await account();
+    const response = await postForm(`${t.baseUrl}/images/edits`, form, key.token);
+    expect(response.status).toBe(200);
+    expect(posts(first, '/v1/images/edits')).toBe(1);
+    expect(posts(second, '/v1/images/edits')).toBe(1);
+    expect(second.lastEditFiles.map((f) => [f.field, f.size])).toEqual([
+      ['image[]', png.length],
+      ['image[]', png.length],
+    ]);
+    expect(before.balance - (await account()).balance).toBe(chargedBy(response));
+    expect(await lastActivity()).toMatchObject({ endpoint: '/v1/images/edits', route: 'second', failed_routes: [{ provider: 'first', reason: 'unavailable (503)' }] });
   });
 
   it('first down (nothing listening): the second serves', async () => {
