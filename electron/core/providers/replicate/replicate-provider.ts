@@ -84,7 +84,9 @@ export class ReplicateProvider extends UpstreamAdapter<UpstreamProviderConfig> i
 
   /** Creates the prediction in sync mode and waits for its end; one the gateway stops waiting for is cancelled. */
   private async runImage(route: PredictionRoute, input: Record<string, unknown>, deadline: ImageDeadline, job: ImageJob): Promise<Prediction> {
-    const wait = Math.max(1, Math.min(MAX_SYNC_WAIT_S, Math.floor(deadline.remainingMs() / 1000)));
+    // To the nearest second: the few milliseconds spent before this call must not cost a whole
+    // second of sync wait (2 s left less 3 ms is still "wait=2"); the deadline bounds the call anyway.
+    const wait = Math.max(1, Math.min(MAX_SYNC_WAIT_S, Math.round(deadline.remainingMs() / 1000)));
     const cancelAfter = Math.max(MIN_CANCEL_AFTER_S, Math.ceil(deadline.timeoutMs / 1000));
     // Not bound to the deadline: the prediction's id comes with the answer, and is needed to cancel it.
     const creating = this.create(route, input, { wait, cancelAfter });
