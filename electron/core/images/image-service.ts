@@ -129,7 +129,8 @@ export class ImageService {
     }
     const estimates = [...providers.values()].filter((p): p is ImageProvider => !(p instanceof GatewayError)).map((p) => p.estimateImageUsage(job));
     const cost = (usage: TokenUsage) => tokenCostNano(entry.record.pricing, usage);
-    const estimate = estimates.reduce((a, b) => (cost(b) > cost(a) ? b : a), estimateImageUsage(job));
+    // No adapter to ask (every route's provider is unusable): the shared formula, for a hold the failure then releases.
+    const estimate = estimates.length === 0 ? estimateImageUsage(job) : estimates.reduce((a, b) => (cost(b) > cost(a) ? b : a));
     checkContextWindow(entry.record, job.prompt, estimate);
     return { entry, job, providers, estimate, request };
   }
