@@ -73,12 +73,6 @@ export class RouteHealth {
     return this.admission(providerId, false);
   }
 
-  /** Whether the breaker skips `providerId` right now. */
-  skipped(providerId: string): boolean {
-    const until = this.states.get(providerId)?.skippedUntil ?? null;
-    return until !== null && this.clock.now() < until;
-  }
-
   /** What this process knows of each provider it routed to. */
   report(): ProviderHealth[] {
     return [...this.states.entries()].map(([id, state]) => healthOf(this.row(id, state), this.clock.now()));

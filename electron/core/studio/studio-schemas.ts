@@ -1,5 +1,6 @@
 // TypeBox schemas of every studio method's input: the studio API takes bodies from a browser
 // (headless mode) or from the renderer over IPC, and both are checked the same way.
+import { MAX_ROUTES } from '../catalog/model-routes.js';
 import { PROVIDER_KINDS } from '../../../shared/provider-kinds.js';
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { StudioMethod } from '../../../shared/studio-contract.js';
@@ -33,7 +34,7 @@ export const STUDIO_INPUT_SCHEMAS: { [M in StudioMethod]: TSchema } = {
   'catalog.setRoutes': Type.Object(
     {
       id: Type.String({ minLength: 1, maxLength: 255 }),
-      routes: Type.Array(Type.Object({ provider: Id, upstream_model: Type.String({ minLength: 1, maxLength: 500 }) }, { additionalProperties: false }), { minItems: 1, maxItems: 8 }),
+      routes: Type.Array(Type.Object({ provider: Id, upstream_model: Type.String({ minLength: 1, maxLength: 500 }) }, { additionalProperties: false }), { minItems: 1, maxItems: MAX_ROUTES }),
     },
     { additionalProperties: false },
   ),
