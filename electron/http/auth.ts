@@ -54,7 +54,25 @@ export function makeRateLimit(access: AccessGate, count: boolean) {
     const principal = request.principal;
     if (!principal) return done();
     try {
-      const state = count ? (request.rateTicket = access.admit(principal)).state : access.peek(principal);
+      const counted = count ? access.admit(principal) : null;
+      // Team mode counts in the shared database (a promise); alone, in memory (at once).
+      if (counted instanceof Promise) {
+        counted.then((ticket) => {
+          request.rateTicket = ticket;
+          reply.headers(rateHeaders(ticket.state));
+          done();
+        }, done);
+        return;
+      }
+      if (counted) request.rateTicket = counted;
+      const state = counted ? counted.state : access.peek(principal);
+      if (state instanceof Promise) {
+        state.then((value) => {
+          reply.headers(rateHeaders(value));
+          done();
+        }, done);
+        return;
+      }
       reply.headers(rateHeaders(state));
       done();
     } catch (error) {
@@ -69,10 +87,16 @@ export function installRateRefunds(app: FastifyInstance, access: AccessGate): vo
   // Before the answer goes out, so its remaining-requests header counts the slot given back.
   app.addHook('onSend', (request, reply, payload, done) => {
     if (request.rateTicket && REFUNDED_STATUSES.has(reply.statusCode)) {
-      access.refund(request.rateTicket);
+      const refunded = access.refund(request.rateTicket);
       request.rateTicket = null;
       const remaining = Number(reply.getHeader('x-ratelimit-remaining-requests'));
       if (Number.isInteger(remaining)) reply.header('x-ratelimit-remaining-requests', String(remaining + 1));
+      if (refunded instanceof Promise) {
+        // A refund the database could not take costs the caller one slot, not the answer.
+        const send = () => done(null, payload);
+        refunded.then(send, send);
+        return;
+      }
     }
     done(null, payload);
   });

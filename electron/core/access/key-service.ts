@@ -56,9 +56,11 @@ export class KeyService {
     private readonly billing: BillingService,
     private readonly clock: Clock,
   ) {
-    this.authLookup = store.raw.prepare(
-      'select k.id, k.account_id, k.token_hash, k.revoked_at, a.access_type from api_keys k join accounts a on a.id = k.account_id where k.id = ?',
-    );
+    // Team mode has no synchronous driver: the same lookup goes through Kysely there.
+    this.authLookup =
+      store.dialect === 'sqlite'
+        ? store.raw.prepare('select k.id, k.account_id, k.token_hash, k.revoked_at, a.access_type from api_keys k join accounts a on a.id = k.account_id where k.id = ?')
+        : null;
     this.watch = new ChangeWatch(store);
   }
 
@@ -136,6 +138,16 @@ export class KeyService {
     return this.get(id);
   }
 
+  private async lookup(id: string): Promise<AuthRow | undefined> {
+    if (this.authLookup) return this.authLookup.get(id) as AuthRow | undefined;
+    return this.store.db
+      .selectFrom('api_keys as k')
+      .innerJoin('accounts as a', 'a.id', 'k.account_id')
+      .select(['k.id', 'k.account_id', 'k.token_hash', 'k.revoked_at', 'a.access_type'])
+      .where('k.id', '=', id)
+      .executeTakeFirst();
+  }
+
   /** Resolves a bearer token to its principal, or throws 401 invalid_api_key. */
   async authenticate(token: string): Promise<Principal> {
     const hash = hashToken(token);
@@ -147,7 +159,7 @@ export class KeyService {
     const known = this.verified.get(memoKey);
     if (known) return known;
     const match = TOKEN.exec(token);
-    const row = match ? (this.authLookup.get(`key_${match[1]}`) as AuthRow | undefined) : undefined;
+    const row = match ? await this.lookup(`key_${match[1]}`) : undefined;
     // Compare even when the row is missing, so timing does not tell which ids exist.
     const expected = row ? Buffer.from(row.token_hash, 'hex') : Buffer.alloc(32);
     const matches = timingSafeEqual(hash, expected);

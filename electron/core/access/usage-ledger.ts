@@ -42,7 +42,8 @@ export class UsageLedger {
     logger: Logger,
   ) {
     this.retry = new WriteRetry(logger, 'usage', FLUSH_MS);
-    this.upsert = store.raw.prepare(
+    // Team mode has no synchronous driver: it writes the same upsert through Kysely.
+    this.upsert = store.dialect !== 'sqlite' ? null : store.raw.prepare(
       `insert into usage_daily (principal, day, model, requests, input_tokens, output_tokens, spend_nano) values (?, ?, ?, ?, ?, ?, ?)
        on conflict (principal, day, model) do update set requests = requests + excluded.requests,
          input_tokens = input_tokens + excluded.input_tokens, output_tokens = output_tokens + excluded.output_tokens,
@@ -117,12 +118,36 @@ export class UsageLedger {
       .execute();
   }
 
+  private async writeRows(batch: (UsageRecord & { day: string })[]): Promise<void> {
+    const upsert = this.upsert;
+    if (!upsert) {
+      await this.store.tx(async (trx) => {
+        for (const u of batch) {
+          await trx
+            .insertInto('usage_daily')
+            .values({ principal: u.principal, day: u.day, model: u.model, requests: u.requests, input_tokens: u.inputTokens, output_tokens: u.outputTokens, spend_nano: u.spendNano })
+            .onConflict((oc) =>
+              oc.columns(['principal', 'day', 'model']).doUpdateSet((eb) => ({
+                requests: eb('usage_daily.requests', '+', eb.ref('excluded.requests')),
+                input_tokens: eb('usage_daily.input_tokens', '+', eb.ref('excluded.input_tokens')),
+                output_tokens: eb('usage_daily.output_tokens', '+', eb.ref('excluded.output_tokens')),
+                spend_nano: eb('usage_daily.spend_nano', '+', eb.ref('excluded.spend_nano')),
+              })),
+            )
+            .execute();
+        }
+      });
+      return;
+    }
+    // One synchronous transaction: an async one would make the requests' money moves wait.
+    await this.store.txSync(() => {
+      for (const u of batch) upsert.run(u.principal, u.day, u.model, u.requests, u.inputTokens, u.outputTokens, u.spendNano);
+    });
+  }
+
   private async write(batch: (UsageRecord & { day: string })[]): Promise<void> {
     try {
-      // One synchronous transaction: an async one would make the requests' money moves wait.
-      await this.store.txSync(() => {
-        for (const u of batch) this.upsert.run(u.principal, u.day, u.model, u.requests, u.inputTokens, u.outputTokens, u.spendNano);
-      });
+      await this.writeRows(batch);
       this.retry.succeeded();
     } catch (error) {
       const delay = this.retry.failed(error, batch.length);

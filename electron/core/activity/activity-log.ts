@@ -32,11 +32,13 @@ export class ActivityLog {
     logger: Logger,
   ) {
     this.retry = new WriteRetry(logger, 'the activity log', FLUSH_MS);
-    this.insert = store.raw.prepare(
-      'insert into request_log (at, key_id, method, endpoint, model, status, latency_ms, cost_nano, route, failed_routes) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-    );
+    // SQLite's prepared statements; team mode writes through Kysely (no synchronous driver).
+    const sqlite = store.dialect === 'sqlite';
+    this.insert = sqlite
+      ? store.raw.prepare('insert into request_log (at, key_id, method, endpoint, model, status, latency_ms, cost_nano, route, failed_routes) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
+      : null;
     // Ids only grow (autoincrement), so the newest MAX_ROWS are those above last id - MAX_ROWS.
-    this.trim = store.raw.prepare('delete from request_log where id <= ?');
+    this.trim = sqlite ? store.raw.prepare('delete from request_log where id <= ?') : null;
   }
 
   record(entry: ActivityRecord): void {
@@ -66,14 +68,7 @@ export class ActivityLog {
 
   private async write(batch: ActivityRecord[]): Promise<void> {
     try {
-      await this.store.txSync(() => {
-        let lastId = 0;
-        for (const r of batch) {
-          const row = [r.at, r.key_id ?? null, r.method, r.endpoint, r.model ?? null, r.status, r.latency_ms, r.cost_nano ?? 0, r.route ?? null, r.failed_routes ?? null];
-          lastId = Number(this.insert.run(...row).lastInsertRowid);
-        }
-        if (lastId > MAX_ROWS) this.trim.run(lastId - MAX_ROWS);
-      });
+      await this.writeRows(batch);
       if (this.listeners.size === 0) return;
       for (const entry of (await this.rows(batch.length)).reverse()) for (const listener of this.listeners) listener(entry);
       this.retry.succeeded();
@@ -85,6 +80,26 @@ export class ActivityLog {
       if (this.timer) clearTimeout(this.timer);
       this.timer = setTimeout(() => void this.flush(), delay);
     }
+  }
+
+  private async writeRows(batch: ActivityRecord[]): Promise<void> {
+    const { insert, trim } = this;
+    if (!insert || !trim) {
+      await this.store.tx(async (trx) => {
+        const ids = await trx.insertInto('request_log').values(batch).returning('id').execute();
+        const lastId = Math.max(...ids.map((row) => row.id));
+        if (lastId > MAX_ROWS) await trx.deleteFrom('request_log').where('id', '<=', lastId - MAX_ROWS).execute();
+      });
+      return;
+    }
+    await this.store.txSync(() => {
+      let lastId = 0;
+      for (const r of batch) {
+        const row = [r.at, r.key_id ?? null, r.method, r.endpoint, r.model ?? null, r.status, r.latency_ms, r.cost_nano ?? 0, r.route ?? null, r.failed_routes ?? null];
+        lastId = Number(insert.run(...row).lastInsertRowid);
+      }
+      if (lastId > MAX_ROWS) trim.run(lastId - MAX_ROWS);
+    });
   }
 
   /** The last flush at shutdown: what cannot be written then is logged as lost. */

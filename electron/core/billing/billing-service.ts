@@ -6,12 +6,16 @@ import type { AccessType, BalanceView } from '../../../shared/api-types.js';
 import type { Clock } from '../clock.js';
 import { GatewayError } from '../errors.js';
 import { newId } from '../ids.js';
+import type { Logger } from '../logger.js';
+import { silentLogger } from '../logger.js';
 import type { Db, Store } from '../store/database.js';
 import type { AccountRow, HoldRow, LedgerRow } from '../store/schema.js';
-import { allowanceLeft, availableNano, HoldLedger, type HoldResult } from './hold-ledger.js';
+import { allowanceLeft, availableNano, type HoldResult } from './hold-ledger.js';
 import { formatUsd } from './money.js';
-import { ChargeBatch } from './charge-batch.js';
-import { RequestHolds, type RequestHold } from './request-holds.js';
+import type { MoneyMoves } from './money-moves.js';
+import { PgMoneyMoves } from './pg-money-moves.js';
+import type { RequestHold } from './request-holds.js';
+import { SqliteMoneyMoves } from './sqlite-money-moves.js';
 
 export { allowanceLeft, availableNano, type HoldResult } from './hold-ledger.js';
 export type { RequestHold } from './request-holds.js';
@@ -20,26 +24,19 @@ type ChangeListener = (accountId: string) => void;
 
 export class BillingService {
   private readonly listeners = new Set<ChangeListener>();
-  private readonly moves: HoldLedger;
-  private readonly requestHolds = new RequestHolds();
-  private readonly charges: ChargeBatch<{ hold: RequestHold; chargeNano: number }, number>;
+  private readonly moves: MoneyMoves;
 
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
     periodMs: number = 30 * 86_400_000,
+    /** Team mode: the instance its image holds are stored under (pg-money-moves.ts). */
+    team: { instanceId: string; logger?: Logger } | null = null,
   ) {
-    this.moves = new HoldLedger(store.raw, clock, periodMs, (accountId) => this.requestHolds.held(accountId));
-    this.charges = new ChargeBatch(
-      (write) => store.txSync(write),
-      ({ hold, chargeNano }) => {
-        // Out of memory as soon as it is charged: the next charge of the batch must not count
-        // this hold as held on top of its charge.
-        const charged = this.moves.chargeRequestHold(hold, chargeNano, this.requestHolds.counted(hold));
-        this.requestHolds.take(hold);
-        return charged;
-      },
-    );
+    this.moves =
+      store.dialect === 'postgres'
+        ? new PgMoneyMoves(store, clock, periodMs, team?.instanceId ?? newId('inst', 12), team?.logger ?? silentLogger)
+        : new SqliteMoneyMoves(store, clock, periodMs);
   }
 
   /** Money moved on an account (in this process); the studio pushes billing events from here. */
@@ -91,22 +88,21 @@ export class BillingService {
     return this.view(accountId);
   }
 
-  /** Inside the caller's transaction (the money moves are synchronous statements on its connection). */
-  private async topUpIn(_trx: Db, accountId: string, amountNano: number, ref: string): Promise<void> {
-    this.moves.topUp(accountId, amountNano, ref);
+  /** Inside the caller's transaction. */
+  private async topUpIn(trx: Db, accountId: string, amountNano: number, ref: string): Promise<void> {
+    await this.moves.topUpIn(trx, accountId, amountNano, ref);
     this.changed(accountId);
   }
 
   /** A key's new access type and/or allowance; 400 when its active holds would be left uncovered (see HoldLedger). */
   async changeTerms(accountId: string, changes: { access?: AccessType; allowanceNano?: number }): Promise<void> {
-    await this.store.txSync(() => this.moves.changeTerms(accountId, changes));
+    await this.moves.changeTerms(accountId, changes);
     this.changed(accountId);
   }
 
   async view(accountId: string): Promise<BalanceView> {
-    // Through the money path, so an allowance period that ended shows as renewed.
-    const a = await this.store.txSync(() => this.moves.getAccount(accountId));
-    const inFlight = this.requestHolds.held(accountId);
+    const a = await this.moves.account(accountId);
+    const inFlight = this.moves.inFlight(accountId);
     return {
       account_id: a.id,
       access: a.access_type as AccessType,
@@ -119,23 +115,19 @@ export class BillingService {
 
   /** Reserves `amountNano` or refuses with 402; nothing is written on refusal. */
   async reserve(accountId: string, amountNano: number, purpose: string, ref: string | null): Promise<HoldResult> {
-    const hold = await this.store.txSync(() => this.moves.reserve(accountId, amountNano, purpose, ref));
+    const hold = await this.moves.reserve(accountId, amountNano, purpose, ref);
     this.changed(accountId);
     return hold;
   }
 
   /**
-   * A hold for the length of one synchronous request (an image): kept in memory only, refused
-   * with 402 like reserve(). Its charge is the one write (see request-holds.ts).
+   * A hold for the length of one synchronous request (an image), refused with 402 like
+   * reserve(). On SQLite it is kept in memory only and its charge is the one write (see
+   * request-holds.ts); in team mode it is a stored hold every instance sees.
    */
   async reserveRequest(accountId: string, amountNano: number, purpose: string, ref: string | null): Promise<RequestHold> {
     const hold: RequestHold = { holdId: newId('hold', 16), accountId, amountNano, purpose, ref, createdAt: this.clock.now() };
-    // Checked and added in one synchronous step: with an await between them, concurrent requests
-    // all passed the check before any was counted, together holding more than was available.
-    await this.store.readSync(() => {
-      this.moves.checkAvailable(accountId, amountNano);
-      this.requestHolds.add(hold);
-    });
+    await this.moves.reserveRequest(hold);
     this.changed(accountId);
     return hold;
   }
@@ -147,25 +139,38 @@ export class BillingService {
    * the same, uncharged, and the caller answers with the storage error.
    */
   async consumeRequest(hold: RequestHold, chargeNano: number): Promise<number | null> {
-    if (!this.requestHolds.startCharge(hold)) return null;
     try {
-      return await this.charges.add({ hold, chargeNano });
+      return await this.moves.consumeRequest(hold, chargeNano);
     } finally {
-      this.requestHolds.take(hold);
       this.changed(hold.accountId);
     }
   }
 
-  /** Ends a request hold with no charge; nothing to write. False when it had already ended. */
-  releaseRequest(hold: RequestHold): boolean {
-    if (this.requestHolds.isCharging(hold) || !this.requestHolds.take(hold)) return false;
-    this.changed(hold.accountId);
-    return true;
+  /**
+   * Ends a request hold with no charge (nothing to write on SQLite). False when it had already
+   * ended. In team mode the release is a write, hence the promise.
+   */
+  releaseRequest(hold: RequestHold): boolean | Promise<boolean> {
+    const released = this.moves.releaseRequest(hold);
+    const told = (done: boolean): boolean => {
+      if (done) this.changed(hold.accountId);
+      return done;
+    };
+    return typeof released === 'boolean' ? told(released) : released.then(told);
+  }
+
+  /**
+   * Inside a creation's transaction, before its idempotency check: the transaction then has the
+   * account to itself until it commits, so two instances given one Idempotency-Key at once make
+   * one task (the second finds the first's key).
+   */
+  lockAccountIn(trx: Db, accountId: string): Promise<void> {
+    return this.moves.lockAccountIn(trx, accountId);
   }
 
   /** reserve() inside the caller's transaction (with the idempotency check and task insert). */
-  async reserveIn(_trx: Db, accountId: string, amountNano: number, purpose: string, ref: string | null): Promise<HoldResult> {
-    const hold = this.moves.reserve(accountId, amountNano, purpose, ref);
+  async reserveIn(trx: Db, accountId: string, amountNano: number, purpose: string, ref: string | null): Promise<HoldResult> {
+    const hold = await this.moves.reserveIn(trx, accountId, amountNano, purpose, ref);
     this.changed(accountId);
     return hold;
   }
@@ -176,44 +181,39 @@ export class BillingService {
    * Returns the amount charged, or null when the hold had already ended.
    */
   async consume(holdId: string, chargeNano: number): Promise<number | null> {
-    const result = await this.store.txSync(() => this.moves.consume(holdId, chargeNano));
+    const result = await this.moves.consume(holdId, chargeNano);
     if (result) this.changed(result.accountId);
     return result?.charged ?? null;
   }
 
   /** consume() inside the caller's transaction, so a task's terminal status and its hold end together. */
-  async consumeIn(_trx: Db, holdId: string, chargeNano: number): Promise<number | null> {
-    const result = this.moves.consume(holdId, chargeNano);
+  async consumeIn(trx: Db, holdId: string, chargeNano: number): Promise<number | null> {
+    const result = await this.moves.consumeIn(trx, holdId, chargeNano);
     if (result) this.changed(result.accountId);
     return result?.charged ?? null;
   }
 
   /** Releases a hold; returns false when it had already ended (so callers can be idempotent). */
   async release(holdId: string): Promise<boolean> {
-    const accountId = await this.store.txSync(() => this.moves.release(holdId));
+    const accountId = await this.moves.release(holdId);
     if (accountId) this.changed(accountId);
     return accountId !== null;
   }
 
-  async releaseIn(_trx: Db, holdId: string): Promise<boolean> {
-    const accountId = this.moves.release(holdId);
+  async releaseIn(trx: Db, holdId: string): Promise<boolean> {
+    const accountId = await this.moves.releaseIn(trx, holdId);
     if (accountId) this.changed(accountId);
     return accountId !== null;
   }
 
   /**
-   * Holds of synchronous requests cannot outlive the process. Request holds are never stored
-   * active; this releases image holds stored by versions before them, left by a crash.
+   * Holds of synchronous requests cannot outlive their process. On SQLite, request holds are
+   * never stored active: this releases image holds stored by versions before them, left by a
+   * crash. In team mode, those of instances that died (the others call it as they beat).
    */
   async releaseOrphans(purpose: string): Promise<number> {
-    const orphans = await this.store.db
-      .selectFrom('holds')
-      .select('id')
-      .where('status', '=', 'active')
-      .where('purpose', '=', purpose)
-      .execute();
     let released = 0;
-    for (const { id } of orphans) if (await this.release(id)) released++;
+    for (const id of await this.moves.orphans(purpose)) if (await this.release(id)) released++;
     return released;
   }
 
@@ -225,7 +225,7 @@ export class BillingService {
       .where('account_id', '=', accountId)
       .where('status', '=', 'active')
       .execute();
-    return [...stored, ...this.requestHolds.rows(accountId)].sort((a, b) => b.created_at - a.created_at);
+    return [...stored, ...this.moves.requestHoldRows(accountId)].sort((a, b) => b.created_at - a.created_at);
   }
 
   /** Charges per UTC day (consumed holds), oldest first, for the studio's spend chart. */

@@ -16,6 +16,26 @@ export const allowanceLeft = (a: AccountRow): number =>
   a.access_type === 'pro' ? Math.max(0, a.allowance_nano - a.allowance_used_nano) : 0;
 export const availableNano = (a: AccountRow): number => a.balance_nano + allowanceLeft(a) - a.held_nano;
 
+/** The 402 of a reserve that the available money does not cover. */
+export const insufficient = (amountNano: number, available: number): GatewayError =>
+  new GatewayError('insufficient_balance', `Insufficient balance: this request needs $${formatUsd(amountNano)} but $${formatUsd(Math.max(0, available))} is available.`);
+
+/**
+ * Why a change of terms (access type, allowance) is refused, or null: one that would leave the
+ * account's active holds uncovered. Those holds were reserved against the money it had, and a
+ * video that completes is charged its full hold, never less.
+ */
+export function termsProblem(before: AccountRow, after: AccountRow, inFlight: number, changes: { access?: string }): GatewayError | null {
+  const left = availableNano(after) - inFlight;
+  if (left >= 0 || left >= availableNano(before) - inFlight) return null;
+  const held = after.held_nano + inFlight;
+  return new GatewayError(
+    'invalid_request',
+    `This key has $${formatUsd(held)} held by requests still running, and with ${after.access_type} access and this allowance its money would cover only $${formatUsd(held + left)} of it: top it up by $${formatUsd(-left)}, or let those requests end (or cancel its videos), then change it.`,
+    changes.access !== undefined ? 'access' : 'allowance_usd',
+  );
+}
+
 type AccountValues = [string, string, number, number, number, number, number, number];
 
 export interface HoldResult {
@@ -90,11 +110,7 @@ export class HoldLedger {
     this.ledger(accountId, 'top_up', amountNano, amountNano, 0, null, ref);
   }
 
-  /**
-   * Changes what an account pays with (its access type, its allowance per period). A change that
-   * would leave its active holds uncovered is refused: those holds were reserved against the
-   * money it had, and a video that completes is charged its full hold, never less.
-   */
+  /** Changes what an account pays with (its access type, its allowance per period); see termsProblem(). */
   changeTerms(accountId: string, changes: { access?: string; allowanceNano?: number }): void {
     const before = this.getAccount(accountId);
     const after: AccountRow = {
@@ -102,28 +118,15 @@ export class HoldLedger {
       access_type: changes.access ?? before.access_type,
       allowance_nano: changes.allowanceNano ?? before.allowance_nano,
     };
-    const inFlight = this.inFlight(accountId);
-    const left = availableNano(after) - inFlight;
-    if (left < 0 && left < availableNano(before) - inFlight) {
-      const held = after.held_nano + inFlight;
-      throw new GatewayError(
-        'invalid_request',
-        `This key has $${formatUsd(held)} held by requests still running, and with ${after.access_type} access and this allowance its money would cover only $${formatUsd(held + left)} of it: top it up by $${formatUsd(-left)}, or let those requests end (or cancel its videos), then change it.`,
-        changes.access !== undefined ? 'access' : 'allowance_usd',
-      );
-    }
+    const problem = termsProblem(before, after, this.inFlight(accountId), changes);
+    if (problem) throw problem;
     this.setTerms.run(after.access_type, after.allowance_nano, accountId);
   }
 
   /** Refuses with 402 unless `amountNano` is available (stored availability less request holds). */
   checkAvailable(accountId: string, amountNano: number): void {
     const available = availableNano(this.getAccount(accountId)) - this.inFlight(accountId);
-    if (available < amountNano) {
-      throw new GatewayError(
-        'insufficient_balance',
-        `Insufficient balance: this request needs $${formatUsd(amountNano)} but $${formatUsd(Math.max(0, available))} is available.`,
-      );
-    }
+    if (available < amountNano) throw insufficient(amountNano, available);
   }
 
   /** Reserves `amountNano` or refuses with 402; nothing is written on refusal. */

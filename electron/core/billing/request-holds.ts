@@ -59,7 +59,7 @@ export class RequestHolds {
     const rows: HoldRow[] = [];
     for (const h of this.byId.values()) {
       if (h.accountId !== accountId) continue;
-      rows.push({ id: h.holdId, account_id: h.accountId, amount_nano: h.amountNano, status: 'active', purpose: h.purpose, ref: h.ref, charged_nano: 0, created_at: h.createdAt, settled_at: null });
+      rows.push({ id: h.holdId, account_id: h.accountId, amount_nano: h.amountNano, status: 'active', purpose: h.purpose, ref: h.ref, charged_nano: 0, created_at: h.createdAt, settled_at: null, instance_id: null });
     }
     return rows;
   }

@@ -85,7 +85,7 @@ export class ImageService {
       });
       request.signal?.throwIfAborted();
     } catch (error) {
-      ticket.release();
+      await ticket.release();
       if (started?.kind === 'stream') await started.cancel();
       throw error;
     }
@@ -189,7 +189,7 @@ export class ImageService {
       checkImage(outcome.bytes);
       await keep?.(outcome.bytes);
     } catch (error) {
-      ticket.release();
+      await ticket.release();
       throw error;
     }
     return result(outcome, await ticket.charge(outcome.usage));
@@ -207,11 +207,12 @@ export class ImageService {
     const releaseTokens = paid ? null : await this.access.reserveDailyTokens(principal, estimate.input_tokens + estimate.output_tokens);
     const hold = paid ? await this.billing.reserveRequest(principal.accountId, tokenCostNano(pricing, estimate), 'image', entry.record.id) : null;
     return {
-      release: () => {
-        releaseTokens?.();
-        if (hold) this.billing.releaseRequest(hold);
+      release: async () => {
+        await releaseTokens?.();
+        if (hold) await this.billing.releaseRequest(hold);
       },
       charge: async (usage) => {
+        let usedTokens = 0;
         try {
           const charged = hold ? ((await this.billing.consumeRequest(hold, tokenCostNano(pricing, usage))) ?? 0) : 0;
           this.access.record({
@@ -221,10 +222,11 @@ export class ImageService {
             outputTokens: usage.output_tokens,
             spendNano: charged,
           });
+          usedTokens = usage.input_tokens + (usage.cache_tokens ?? 0) + usage.output_tokens;
           return formatUsd(charged);
         } finally {
           // Recorded usage now counts instead of the estimate.
-          releaseTokens?.();
+          await releaseTokens?.(usedTokens);
         }
       },
     };
@@ -238,7 +240,8 @@ export class ImageService {
 export type KeepImage = (bytes: Buffer) => Promise<void>;
 
 interface ImageTicket {
-  release(): void;
+  /** Ends the hold uncharged (a write in team mode, which never throws: it is retried). */
+  release(): Promise<void>;
   /** Charges the usage; returns the cost as the API writes it. */
   charge(usage: TokenUsage): Promise<string>;
 }
@@ -266,7 +269,7 @@ function relayed(started: Extract<ImageStreamOutcome, { kind: 'stream' }>, ticke
       cost = await ticket.charge(started.usage());
     } finally {
       // Broken upstream, unusable tail, or a client that went away: nothing is charged.
-      if (cost === null) ticket.release();
+      if (cost === null) await ticket.release();
     }
   }
   return {

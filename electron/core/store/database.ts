@@ -4,23 +4,28 @@
 import { accessSync, closeSync, constants, existsSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import Libsql from 'libsql';
-import { Kysely, Migrator, SqliteDialect, type Transaction } from 'kysely';
+import { Kysely, SqliteDialect, type Transaction } from 'kysely';
 import { fileInDataDirPath } from '../config.js';
 import { GatewayError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { CHECKPOINTER_DELAY_MS, startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { lockWaitingDialect, SYNC_BUSY_TIMEOUT_MS, waitingForLock } from './lock-wait.js';
-import { migrationProvider } from './migrations.js';
+import { migrate } from './migrate.js';
 import type { RawDb } from './raw-db.js';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
 export type Tx = Kysely<Database> | Transaction<Database>;
 
+export type Dialect = 'sqlite' | 'postgres';
+
 export interface Store {
+  /** SQLite in a data dir (the desktop, one server), or a PostgreSQL several instances share (team mode, docs/team.md). */
+  readonly dialect: Dialect;
   readonly db: Db;
-  /** The same SQLite connection without Kysely, for the few hot paths that need prepared statements. */
+  /** SQLite only: the same connection without Kysely, for the few hot paths that need prepared statements. */
   readonly raw: RawDb;
+  /** The database file, or the database URL without its password. */
   readonly path: string;
   /** Runs `fn` inside BEGIN IMMEDIATE: the write lock is taken up front, so two processes never deadlock on upgrade. */
   tx<T>(fn: (trx: Db) => Promise<T>): Promise<T>;
@@ -31,8 +36,18 @@ export interface Store {
   txSync<T>(fn: () => T): Promise<T>;
   /** Runs synchronous reads at once, or after an open async transaction (never seeing its writes). */
   readSync<T>(fn: () => T): Promise<T>;
-  /** SQLite's data_version: changes whenever another connection commits. Synchronous and cheap. */
+  /**
+   * Moves when another connection may have changed what caches hold: SQLite's data_version (any
+   * other connection's commit); on PostgreSQL a counter the change feed moves (pg-change-feed.ts).
+   * Synchronous and cheap.
+   */
   dataVersion(): number;
+  /**
+   * Inside `trx`: waits until no other transaction holds `key`, then holds it until commit.
+   * SQLite's transactions already run one at a time (BEGIN IMMEDIATE): nothing to do there. On
+   * PostgreSQL, a transaction-scoped advisory lock: how instances take turns on one task or account.
+   */
+  lock(trx: Db, key: string): Promise<void>;
   /** A serving process: WAL checkpoints from a child process, never inside a request's commit (checkpointer.ts). */
   checkpointInBackground(logger: Logger): void;
   close(): Promise<void>;
@@ -85,11 +100,11 @@ export async function openStore(dataDir: string): Promise<Store> {
   const dataVersionStmt = raw.prepare('pragma data_version').raw(true);
   const db = new Kysely<Database>({ dialect: lockWaitingDialect(new SqliteDialect({ database: raw }), raw) });
 
-  const migrator = new Migrator({ db, provider: migrationProvider });
-  const { error } = await migrator.migrateToLatest();
-  if (error) {
+  try {
+    await migrate(db);
+  } catch (error) {
     await db.destroy();
-    throw new GatewayError('storage_unavailable', `Database migration failed: ${(error as Error).message}`);
+    throw error;
   }
 
   // While an async (Kysely) transaction is open on the connection, synchronous transactions
@@ -124,8 +139,10 @@ export async function openStore(dataDir: string): Promise<Store> {
   const txSync = <T>(fn: () => T): Promise<T> => waitingForLock(() => whenFree(() => runSync(fn)));
 
   return {
+    dialect: 'sqlite',
     db,
     path,
+    lock: async () => undefined,
     readSync: whenFree,
     async tx<T>(fn: (trx: Db) => Promise<T>): Promise<T> {
       // connection() pins Kysely's single SQLite connection for the whole callback, so no other

@@ -1,9 +1,26 @@
 // Versioned schema migrations, applied in order by Kysely's Migrator at every start.
 // Never edit a shipped migration: add a new one.
-import { sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+// Written once for both dialects: schema builder calls get PostgreSQL's types from
+// pg-schema-types.ts; the few statements that differ (triggers, SQLite's table rebuilds) branch
+// on onPostgres().
+import { PostgresAdapter, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { CHANGE_CHANNEL } from './pg-change-feed.js';
+
+const onPostgres = (db: Kysely<unknown>): boolean => db.getExecutor().adapter instanceof PostgresAdapter;
 
 /** Triggers that bump the catalog revision on any change to `table` (see catalog-service.ts). */
 async function bumpCatalogRevisionOn(db: Kysely<unknown>, table: string): Promise<void> {
+  if (onPostgres(db)) {
+    await sql`create or replace function mgw_bump_catalog_revision() returns trigger language plpgsql as $$
+      begin
+        update meta set value = (value::bigint + 1)::text where key = 'catalog_revision';
+        return null;
+      end $$`.execute(db);
+    await sql
+      .raw(`create trigger ${table}_bump after insert or update or delete on ${table} for each statement execute function mgw_bump_catalog_revision()`)
+      .execute(db);
+    return;
+  }
   for (const event of ['insert', 'update', 'delete']) {
     await sql
       .raw(
@@ -13,6 +30,22 @@ async function bumpCatalogRevisionOn(db: Kysely<unknown>, table: string): Promis
       )
       .execute(db);
   }
+}
+
+/** SQLite cannot drop a CHECK: 0009's providers table is rebuilt without it. */
+async function rebuildProvidersWithTimeout(db: Kysely<unknown>): Promise<void> {
+  await sql`create table providers_next (
+    id text primary key,
+    kind text not null,
+    base_url text not null,
+    api_key_env text,
+    timeout_ms integer,
+    created_at integer not null,
+    updated_at integer not null
+  )`.execute(db);
+  await sql`insert into providers_next (id, kind, base_url, api_key_env, created_at, updated_at) select id, kind, base_url, api_key_env, created_at, updated_at from providers`.execute(db);
+  await sql`drop table providers`.execute(db);
+  await sql`alter table providers_next rename to providers`.execute(db);
 }
 
 const migrations: Record<string, Migration> = {
@@ -224,6 +257,8 @@ const migrations: Record<string, Migration> = {
   },
   '0008_ledger_rowid_ids': {
     async up(db: Kysely<unknown>) {
+      // A sequence is PostgreSQL's own: nothing to rebuild there.
+      if (onPostgres(db)) return;
       // Ledger ids without AUTOINCREMENT: every charge also rewrote sqlite_sequence, one more
       // page in the one write a paid request makes, and twice the time of its transaction.
       // Rows are never deleted, so a plain rowid (max + 1) grows as AUTOINCREMENT did.
@@ -250,18 +285,10 @@ const migrations: Record<string, Migration> = {
       // Provider kinds are checked in code (provider-kinds.ts): each new engine was a table
       // rebuild while the column carried a CHECK. timeout_ms: the owner's whole-call timeout
       // for this provider (a local engine may take minutes per image); null is the default.
-      await sql`create table providers_next (
-        id text primary key,
-        kind text not null,
-        base_url text not null,
-        api_key_env text,
-        timeout_ms integer,
-        created_at integer not null,
-        updated_at integer not null
-      )`.execute(db);
-      await sql`insert into providers_next (id, kind, base_url, api_key_env, created_at, updated_at) select id, kind, base_url, api_key_env, created_at, updated_at from providers`.execute(db);
-      await sql`drop table providers`.execute(db);
-      await sql`alter table providers_next rename to providers`.execute(db);
+      if (onPostgres(db)) {
+        await sql`alter table providers drop constraint if exists providers_kind_check`.execute(db);
+        await db.schema.alterTable('providers').addColumn('timeout_ms', 'integer').execute();
+      } else await rebuildProvidersWithTimeout(db);
       // A ComfyUI model's workflow (API format, with placeholders); and what a video task's engine
       // run needs from its model as it was at creation ({workflow, fps}): a task resubmitted
       // after a restart runs the workflow it was priced for.
@@ -300,6 +327,69 @@ const migrations: Record<string, Migration> = {
         .execute();
       await db.schema.alterTable('request_log').addColumn('route', 'text').execute();
       await db.schema.alterTable('request_log').addColumn('failed_routes', 'text').execute();
+    },
+  },
+  '0011_team_mode': {
+    async up(db: Kysely<unknown>) {
+      // Team mode (docs/team.md): several instances on one PostgreSQL. The tables exist in both
+      // dialects (one schema); a lone SQLite server leaves them empty.
+      // Each instance's heartbeat: its leases and image holds lapse when it stops beating.
+      await db.schema
+        .createTable('instances')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('host', 'text', (c) => c.notNull())
+        .addColumn('pid', 'integer', (c) => c.notNull())
+        .addColumn('started_at', 'integer', (c) => c.notNull())
+        .addColumn('alive_until', 'integer', (c) => c.notNull())
+        .execute();
+      // The instance working an active video task, until when (it renews while alive).
+      await db.schema.alterTable('video_tasks').addColumn('lease_owner', 'text').execute();
+      await db.schema.alterTable('video_tasks').addColumn('lease_until', 'integer').execute();
+      // An image request's hold, stored while it runs, and the instance serving it.
+      await db.schema.alterTable('holds').addColumn('instance_id', 'text').execute();
+      // Request windows (a second, a minute, an hour) per principal, counted by every instance.
+      await db.schema
+        .createTable('rate_windows')
+        .addColumn('principal', 'text', (c) => c.primaryKey())
+        .addColumn('s_start', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('s_count', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('m_start', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('m_count', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('h_start', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('h_count', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
+      // Daily tokens per principal: used (charged requests) and held (requests running).
+      await db.schema
+        .createTable('daily_tokens')
+        .addColumn('principal', 'text', (c) => c.notNull())
+        .addColumn('day', 'text', (c) => c.notNull())
+        .addColumn('used', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('held', 'integer', (c) => c.notNull().defaultTo(0))
+        .addPrimaryKeyConstraint('daily_tokens_pk', ['principal', 'day'])
+        .execute();
+      // Provider keys sealed with MGW_SECRET_KEY (secret-store.ts), readable by every instance.
+      await db.schema
+        .createTable('secrets')
+        .addColumn('name', 'text', (c) => c.primaryKey())
+        .addColumn('sealed', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'integer', (c) => c.notNull())
+        .execute();
+      if (!onPostgres(db)) return;
+      // What caches hold changed: every instance hears it (pg-change-feed.ts). SQLite needs no
+      // trigger: its data_version moves on every other connection's commit.
+      await sql
+        .raw(
+          `create or replace function mgw_notify_change() returns trigger language plpgsql as $$
+             begin perform pg_notify('${CHANGE_CHANNEL}', tg_table_name); return null; end $$`,
+        )
+        .execute(db);
+      for (const table of ['meta', 'models', 'model_routes', 'api_keys', 'providers', 'secrets']) {
+        await sql.raw(`create trigger ${table}_notify after insert or update or delete on ${table} for each statement execute function mgw_notify_change()`).execute(db);
+      }
+      // Not every money move: only a key's terms, which the key cache holds.
+      await sql
+        .raw(`create trigger accounts_notify after insert or delete or update of access_type, allowance_nano on accounts for each statement execute function mgw_notify_change()`)
+        .execute(db);
     },
   },
 };

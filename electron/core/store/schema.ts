@@ -1,5 +1,5 @@
 // Kysely table types. Money columns are integer nano-USD; times are unix milliseconds.
-import type { Generated, Insertable, Selectable } from 'kysely';
+import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
 import type { ProviderKind } from '../../../shared/provider-kinds.js';
 
 export interface AccountsTable {
@@ -34,6 +34,8 @@ export interface HoldsTable {
   charged_nano: number;
   created_at: number;
   settled_at: number | null;
+  /** Team mode: the instance whose image request holds it (released if that instance dies); null otherwise. */
+  instance_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface LedgerTable {
@@ -121,6 +123,9 @@ export interface VideoTasksTable {
   upstream_cancel_until: number | null;
   /** `{workflow, fps}` of the task's model at creation (see EngineOptions); null on older tasks. */
   engine_json: string | null;
+  /** Team mode: the instance working the task, and until when (it renews while alive). Null on SQLite. */
+  lease_owner: ColumnType<string | null, string | null | undefined, string | null>;
+  lease_until: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface IdempotencyKeysTable {
@@ -183,7 +188,42 @@ export interface UsageDailyTable {
   spend_nano: number;
 }
 
+export interface InstancesTable {
+  id: string;
+  host: string;
+  pid: number;
+  started_at: number;
+  alive_until: number;
+}
+
+export interface RateWindowsTable {
+  principal: string;
+  s_start: number;
+  s_count: number;
+  m_start: number;
+  m_count: number;
+  h_start: number;
+  h_count: number;
+}
+
+export interface DailyTokensTable {
+  principal: string;
+  day: string;
+  used: number;
+  held: number;
+}
+
+export interface SecretsTable {
+  name: string;
+  sealed: string;
+  updated_at: number;
+}
+
 export interface Database {
+  instances: InstancesTable;
+  rate_windows: RateWindowsTable;
+  daily_tokens: DailyTokensTable;
+  secrets: SecretsTable;
   usage_daily: UsageDailyTable;
   providers: ProvidersTable;
   gallery: GalleryTable;

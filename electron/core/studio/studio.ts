@@ -93,7 +93,7 @@ export async function createStudio(gateway: Gateway, options: StudioOptions): Pr
     const handler = handlers[name] as (value: unknown) => Promise<unknown>;
     if (LOGGED.has(name)) await refreshOwnerAccess(gateway, owner).catch((thrown: unknown) => Promise.reject(storageError(thrown) ?? thrown));
     // Studio creations count against the owner's request windows like API requests do.
-    const ticket = LOGGED.has(name) && name !== 'videos.cancel' ? gateway.access.admit(owner) : null;
+    const ticket = LOGGED.has(name) && name !== 'videos.cancel' ? await gateway.access.admit(owner) : null;
     let status = 200;
     let output: unknown;
     try {
@@ -102,7 +102,7 @@ export async function createStudio(gateway: Gateway, options: StudioOptions): Pr
     } catch (thrown) {
       const error = storageError(thrown) ?? thrown;
       status = error instanceof GatewayError ? error.status : 500;
-      if (ticket && REFUNDED_STATUSES.has(status)) gateway.access.refund(ticket);
+      if (ticket && REFUNDED_STATUSES.has(status)) await gateway.access.refund(ticket);
       throw error;
     } finally {
       if (LOGGED.has(name)) {

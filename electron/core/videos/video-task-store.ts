@@ -4,7 +4,7 @@
 // an output on disk: failing a task removes one already there (downloaded or rendered before a
 // write failed, a restart, or a cancel), and a completion that finds its task already ended
 // removes the file it brought.
-import { sql } from 'kysely';
+import { sql, type Insertable } from 'kysely';
 import { stat } from 'node:fs/promises';
 import type { BillingService } from '../billing/billing-service.js';
 import type { Clock } from '../clock.js';
@@ -78,7 +78,7 @@ export class VideoTaskStore {
     return { rows: rows.slice(0, options.limit), hasMore: rows.length > options.limit };
   }
 
-  async insertIn(trx: Db, row: VideoTasksTable): Promise<void> {
+  async insertIn(trx: Db, row: Insertable<VideoTasksTable>): Promise<void> {
     await trx.insertInto('video_tasks').values(row).execute();
   }
 

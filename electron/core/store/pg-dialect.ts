@@ -1,0 +1,45 @@
+// Kysely's PostgreSQL dialect over our pool, with two changes: a query that fails because the
+// server went away raises DatabaseUnreachable (one meaning for every code path), and schema
+// statements written for both dialects get PostgreSQL's types (pg-schema-types.ts).
+import { PostgresDialect, type CompiledQuery, type DatabaseConnection, type Dialect, type Driver, type QueryResult, type TransactionSettings } from 'kysely';
+import type pg from 'pg';
+import { DatabaseUnreachable, isConnectionLoss } from './pg-connection.js';
+
+export function postgresDialect(pool: pg.Pool): Dialect {
+  const base = new PostgresDialect({ pool });
+  return {
+    createAdapter: () => base.createAdapter(),
+    createQueryCompiler: () => base.createQueryCompiler(),
+    createIntrospector: (db) => base.createIntrospector(db),
+    createDriver: () => new UnreachableMappingDriver(base.createDriver()),
+  };
+}
+
+const unreachable = (error: unknown): unknown =>
+  isConnectionLoss(error) && !(error instanceof DatabaseUnreachable) ? Object.assign(new DatabaseUnreachable('the database server cannot be reached'), { cause: error }) : error;
+
+async function mapped<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    throw unreachable(error);
+  }
+}
+
+class UnreachableMappingDriver implements Driver {
+  constructor(private readonly inner: Driver) {}
+  init = () => this.inner.init();
+  destroy = () => this.inner.destroy();
+  releaseConnection = (connection: DatabaseConnection) => this.inner.releaseConnection(connection);
+  beginTransaction = (connection: DatabaseConnection, settings: TransactionSettings) => mapped(() => this.inner.beginTransaction(connection, settings));
+  commitTransaction = (connection: DatabaseConnection) => mapped(() => this.inner.commitTransaction(connection));
+  rollbackTransaction = (connection: DatabaseConnection) => mapped(() => this.inner.rollbackTransaction(connection));
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    const connection = await mapped(() => this.inner.acquireConnection());
+    return {
+      executeQuery: <R>(query: CompiledQuery): Promise<QueryResult<R>> => mapped(() => connection.executeQuery<R>(query)),
+      streamQuery: <R>(query: CompiledQuery, chunkSize?: number) => connection.streamQuery<R>(query, chunkSize),
+    };
+  }
+}
