@@ -1,16 +1,21 @@
 // Upstream providers the owner configured (mgw providers add, the studio's Providers view).
 // The row holds kind and base URL; the API key lives in the secret store (safeStorage in
 // Electron, a 0600 file headless) or in an environment variable the row names. Keys are never
-// returned by any listing.
+// returned by any listing. On SQLite the rows are read and written with prepared statements
+// under the write lock; in team mode (PostgreSQL) through provider-rows-pg.ts, the keys sealed in
+// the database (secrets/sealed-secrets.ts).
 import type { ProviderInfo } from '../../../shared/studio-contract.js';
 import type { Clock } from '../clock.js';
 import { hasControlChar } from '../control-chars.js';
 import { GatewayError, invalid } from '../errors.js';
 import { UnreadableSecretError, type SecretStore } from '../secret-store.js';
+import { DatabaseSecretStore } from '../secrets/sealed-secrets.js';
 import type { Store } from '../store/database.js';
 import type { ProviderRow } from '../store/schema.js';
 import { isProviderKind, PROVIDER_KIND_INFO, PROVIDER_KIND_LIST, type ProviderKind } from '../../../shared/provider-kinds.js';
 import { LOCAL_PROVIDER_ID } from './local/local-models.js';
+import { PgProviderRows } from './provider-rows-pg.js';
+import { changedColumns, exists, missing, secretName, stillServes, type ProviderChange, type ProviderRows } from './provider-rows.js';
 
 export interface AddProvider {
   id: string;
@@ -47,11 +52,9 @@ const ID = /^[a-z0-9][a-z0-9-]{0,39}$/;
 const ENV = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 /** What a header can carry: printable ASCII without spaces (a line break or NUL fails every call). */
 const KEY_CHARS = /^[\x21-\x7e]+$/;
-const secretName = (id: string): string => `provider:${id}`;
-const missing = (id: string) => new GatewayError('not_found', `No provider ${id}.`, 'id');
-const exists = (id: string) => invalid(`Provider ${id} exists already; pick another id, change it (mgw providers update --id ${id}), or remove it first (mgw providers remove ${id}).`, 'id');
 
-export class ProviderConfigs {
+/** SQLite: prepared statements, writes under the write lock (txSync) with the synchronous secret store. */
+class SqliteProviderRows implements ProviderRows {
   /** Read when the registry's cached adapter may be stale: a prepared statement. */
   private readonly rowById;
   private readonly allRows;
@@ -59,13 +62,10 @@ export class ProviderConfigs {
   private readonly updateRow;
   private readonly deleteRow;
   private readonly modelsOf;
-  /** Bumped by every change made through this process (others show in data_version). */
-  generation = 0;
 
   constructor(
-    readonly store: Store,
+    private readonly store: Store,
     private readonly secrets: SecretStore,
-    private readonly clock: Clock,
   ) {
     this.rowById = store.raw.prepare('select * from providers where id = ?');
     this.allRows = store.raw.prepare('select * from providers');
@@ -75,13 +75,98 @@ export class ProviderConfigs {
     this.modelsOf = store.raw.prepare('select distinct model_id as id from model_routes where provider_id = ? order by model_id');
   }
 
-  async list(): Promise<ProviderInfo[]> {
-    const rows = await this.store.db.selectFrom('providers').selectAll().orderBy('id').execute();
-    return rows.map((row) => this.info(row));
-  }
+  async init(): Promise<void> {}
 
   async row(id: string): Promise<ProviderRow | undefined> {
     return this.rowById.get(id) as ProviderRow | undefined;
+  }
+
+  list(): Promise<ProviderRow[]> {
+    return this.store.db.selectFrom('providers').selectAll().orderBy('id').execute();
+  }
+
+  all(): ProviderRow[] {
+    return this.allRows.all() as ProviderRow[];
+  }
+
+  async insert(row: ProviderRow, apiKey: string | undefined): Promise<ProviderRow> {
+    await this.store.txSync(() => {
+      // Add never replaces: a typo'd id would otherwise change another provider's kind and drop
+      // its key under the models using it. Checked under the write lock, so a concurrent add of
+      // the same id (another call, or another process) waits and is refused: it can neither slip
+      // in between the check and the insert nor overwrite this provider's key.
+      if (this.rowById.get(row.id)) throw exists(row.id);
+      // The secret before the row: a server that sees the row must find its key (a stale secret
+      // of a removed provider with this id is cleared).
+      if (apiKey !== undefined) this.secrets.set(secretName(row.id), apiKey);
+      else this.secrets.delete(secretName(row.id));
+      this.insertRow.run(row.id, row.kind, row.base_url, row.api_key_env, row.timeout_ms, row.created_at, row.updated_at);
+    });
+    return (await this.row(row.id))!;
+  }
+
+  update(id: string, change: ProviderChange, now: number): Promise<ProviderRow> {
+    return this.store.txSync(() => {
+      // Secret and row under the write lock, as add: another update or a remove (another call,
+      // or another process) waits, so the row never names a key source the secret store
+      // disagrees with, and a provider removed meanwhile is not given a key again.
+      const current = this.rowById.get(id) as ProviderRow | undefined;
+      if (!current) throw missing(id);
+      if (change.apiKey !== undefined) this.secrets.set(secretName(id), change.apiKey);
+      if (change.apiKeyEnv !== undefined) this.secrets.delete(secretName(id));
+      const columns = changedColumns(current, change);
+      this.updateRow.run(columns.base_url, columns.api_key_env, columns.timeout_ms, now, id);
+      return this.rowById.get(id) as ProviderRow;
+    });
+  }
+
+  async remove(id: string): Promise<void> {
+    await this.store.txSync(() => {
+      // Under the write lock, as add and update: an add of this id in another process cannot
+      // come between the row's delete and the secret's and lose its new key, nor a models put
+      // between the check and the delete.
+      const used = this.modelsOf.all(id) as { id: string }[];
+      if (used.length > 0) throw stillServes(id, used.map((m) => m.id));
+      if (this.deleteRow.run(id).changes === 0) throw missing(id);
+      this.secrets.delete(secretName(id));
+    });
+  }
+}
+
+export class ProviderConfigs {
+  private readonly rows: ProviderRows;
+  /** Bumped by every change made through this process (others show in data_version). */
+  generation = 0;
+
+  /**
+   * On PostgreSQL (team mode) `secrets` must be a DatabaseSecretStore, and init() must have run
+   * before the synchronous reads (allKeys, readKey) see anything.
+   */
+  constructor(
+    readonly store: Store,
+    private readonly secrets: SecretStore,
+    private readonly clock: Clock,
+  ) {
+    if (store.dialect === 'postgres') {
+      if (!(secrets instanceof DatabaseSecretStore)) throw new Error('ProviderConfigs on PostgreSQL needs a DatabaseSecretStore (team mode keeps provider keys in the database)');
+      this.rows = new PgProviderRows(store, secrets);
+    } else {
+      this.rows = new SqliteProviderRows(store, secrets);
+    }
+  }
+
+  /** Team mode: reads the providers and their keys for the synchronous reads. Nothing to do on SQLite. */
+  init(): Promise<void> {
+    return this.rows.init();
+  }
+
+  async list(): Promise<ProviderInfo[]> {
+    const rows = await this.rows.list();
+    return rows.map((row) => this.info(row));
+  }
+
+  row(id: string): Promise<ProviderRow | undefined> {
+    return this.rows.row(id);
   }
 
   async add(input: AddProvider): Promise<ProviderInfo> {
@@ -95,20 +180,18 @@ export class ProviderConfigs {
     checkKeyOptions(input, input.kind);
     const timeoutMs = timeoutMsOf(input.timeoutSeconds);
     const now = this.clock.now();
-    await this.store.txSync(() => {
-      // Add never replaces: a typo'd id would otherwise change another provider's kind and drop
-      // its key under the models using it. Checked under the write lock, so a concurrent add of
-      // the same id (another call, or another process) waits and is refused: it can neither slip
-      // in between the check and the insert nor overwrite this provider's key.
-      if (this.rowById.get(input.id)) throw exists(input.id);
-      // The secret before the row: a server that sees the row must find its key (a stale secret
-      // of a removed provider with this id is cleared).
-      if (input.apiKey !== undefined) this.secrets.set(secretName(input.id), input.apiKey);
-      else this.secrets.delete(secretName(input.id));
-      this.insertRow.run(input.id, input.kind, baseUrl.replace(/\/+$/, ''), input.apiKeyEnv ?? null, timeoutMs ?? null, now, now);
-    });
+    const row: ProviderRow = {
+      id: input.id,
+      kind: input.kind,
+      base_url: baseUrl.replace(/\/+$/, ''),
+      api_key_env: input.apiKeyEnv ?? null,
+      timeout_ms: timeoutMs ?? null,
+      created_at: now,
+      updated_at: now,
+    };
+    const added = await this.rows.insert(row, input.apiKey);
     this.generation++;
-    return this.info((await this.row(input.id))!);
+    return this.info(added);
   }
 
   /**
@@ -124,41 +207,20 @@ export class ProviderConfigs {
     if (input.baseUrl !== undefined) checkBaseUrl(input.baseUrl);
     checkKeyOptions(input, before.kind);
     const timeoutMs = input.timeoutSeconds === null ? null : timeoutMsOf(input.timeoutSeconds);
-    const now = this.clock.now();
-    const updated = await this.store.txSync(() => {
-      // Secret and row under the write lock, as add: another update or a remove (another call,
-      // or another process) waits, so the row never names a key source the secret store
-      // disagrees with, and a provider removed meanwhile is not given a key again.
-      const current = this.rowById.get(input.id) as ProviderRow | undefined;
-      if (!current) throw missing(input.id);
-      if (input.apiKey !== undefined) this.secrets.set(secretName(input.id), input.apiKey);
-      if (input.apiKeyEnv !== undefined) this.secrets.delete(secretName(input.id));
-      this.updateRow.run(
-        input.baseUrl !== undefined ? input.baseUrl.replace(/\/+$/, '') : current.base_url,
-        input.apiKeyEnv !== undefined ? input.apiKeyEnv : input.apiKey !== undefined ? null : current.api_key_env,
-        input.timeoutSeconds !== undefined ? timeoutMs : current.timeout_ms,
-        now,
-        input.id,
-      );
-      return this.rowById.get(input.id) as ProviderRow;
-    });
+    const change: ProviderChange = {
+      ...(input.baseUrl !== undefined ? { baseUrl: input.baseUrl } : {}),
+      ...(input.apiKey !== undefined ? { apiKey: input.apiKey } : {}),
+      ...(input.apiKeyEnv !== undefined ? { apiKeyEnv: input.apiKeyEnv } : {}),
+      ...(input.timeoutSeconds !== undefined ? { timeoutMs: timeoutMs ?? null } : {}),
+    };
+    const updated = await this.rows.update(input.id, change, this.clock.now());
     this.generation++;
     return this.info(updated);
   }
 
   /** Removes a provider; refused while catalog models still point at it. */
   async remove(id: string): Promise<void> {
-    await this.store.txSync(() => {
-      // Under the write lock, as add and update: an add of this id in another process cannot
-      // come between the row's delete and the secret's and lose its new key, nor a models put
-      // between the check and the delete.
-      const used = this.modelsOf.all(id) as { id: string }[];
-      if (used.length > 0) {
-        throw invalid(`Provider ${id} still serves ${used.map((m) => m.id).join(', ')}; remove those models first (mgw models remove).`, 'id');
-      }
-      if (this.deleteRow.run(id).changes === 0) throw missing(id);
-      this.secrets.delete(secretName(id));
-    });
+    await this.rows.remove(id);
     this.generation++;
   }
 
@@ -201,7 +263,7 @@ export class ProviderConfigs {
    */
   allKeys(): string[] {
     const keys: string[] = [];
-    for (const row of this.allRows.all() as ProviderRow[]) {
+    for (const row of this.rows.all()) {
       // An unusable key is never sent, so no upstream can echo it; nor is one in a secrets file
       // that cannot be read (a damaged file must not turn the upstream error being logged into
       // a storage error: the keys of adapters already built are redacted by the registry).
