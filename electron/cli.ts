@@ -9,11 +9,12 @@ import { UsageError } from './cli/args.js';
 import { fileInDataDirPath, loadSettings, resolveDataDir } from './core/config.js';
 import { isGatewayError } from './core/errors.js';
 import { storageError } from './core/store/storage-errors.js';
+import { parseDatabaseUrl } from './core/store/pg-connection.js';
 import { createGateway, type Gateway } from './core/gateway.js';
 
 const HELP = `mgw: the Media Gateway Studio command line
 
-  mgw serve [--host 127.0.0.1] [--port 8787] [--log-level info] [--data-dir DIR]
+  mgw serve [--host 127.0.0.1] [--port 8787] [--log-level info] [--data-dir DIR] [--database URL] [--files-dir DIR]
   mgw keys create --access free|pro|balance [--balance-usd N] [--allowance-usd N] [--label TEXT] [--json]
   mgw keys list [--json]
   mgw keys revoke <key-id>
@@ -31,29 +32,46 @@ const HELP = `mgw: the Media Gateway Studio command line
   mgw providers remove <id>
   mgw providers test <id>
 
-Every command takes --data-dir DIR (default: $MGW_DATA_DIR, else the platform's app-data folder).
+Every command takes --data-dir DIR (default: $MGW_DATA_DIR, else the platform's app-data folder)
+and --database postgres://USER:PASS@HOST:5432/DB (default: $MGW_DATABASE_URL; unset: SQLite in the
+data dir). With a database, several instances share it: see docs/team.md.
 `;
 
 /** A command may answer an exit status of its own (a failed check is not a usage error); default 0. */
 type Command = (gateway: Gateway, sub: string, argv: string[]) => Promise<number | void>;
 const GROUPS: Record<string, Command> = { keys: keysCommand, balance: balanceCommand, models: modelsCommand, providers: providersCommand };
 
-/** --data-dir may appear anywhere; it is taken out before the command parses the rest. */
-function takeDataDir(argv: string[]): { dataDir: string | undefined; rest: string[] } {
+/** --data-dir and --database may appear anywhere; they are taken out before the command parses the rest. */
+function takeGlobalOptions(argv: string[]): { dataDir: string | undefined; database: string | undefined; rest: string[] } {
   const rest: string[] = [];
-  let dataDir: string | undefined;
+  const found: Record<'data-dir' | 'database', string | undefined> = { 'data-dir': undefined, database: undefined };
+  const needs = { 'data-dir': 'a directory', database: 'a URL (postgres://USER:PASS@HOST:5432/DB)' };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? '';
-    if (arg === '--data-dir') {
-      dataDir = argv[++i];
-      if (dataDir === undefined || dataDir.startsWith('--')) throw new UsageError('--data-dir needs a directory');
-    } else if (arg.startsWith('--data-dir=')) {
-      dataDir = arg.slice('--data-dir='.length);
-    } else rest.push(arg);
-    // An empty value (`--data-dir "$UNSET"`) would otherwise fall back to the default data dir.
-    if (dataDir === '') throw new UsageError('--data-dir needs a directory');
+    const name = (['data-dir', 'database'] as const).find((option) => arg === `--${option}` || arg.startsWith(`--${option}=`));
+    if (!name) {
+      rest.push(arg);
+      continue;
+    }
+    const value = arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : argv[++i];
+    // An empty value (`--data-dir "$UNSET"`) would otherwise fall back to the default.
+    if (value === undefined || value === '' || (!arg.includes('=') && value.startsWith('--'))) throw new UsageError(`--${name} needs ${needs[name]}`);
+    found[name] = value;
   }
-  return { dataDir, rest };
+  return { dataDir: found['data-dir'], database: found.database, rest };
+}
+
+/** --database, else MGW_DATABASE_URL (empty is unset), else none (SQLite); a malformed URL is a usage error. */
+function databaseUrlOf(flag: string | undefined): string | null {
+  const url = flag ?? (process.env.MGW_DATABASE_URL || null);
+  if (url === null) return null;
+  try {
+    parseDatabaseUrl(url);
+  } catch (error) {
+    const message = (error as Error).message.replace(/^--database/, flag === undefined ? 'MGW_DATABASE_URL' : '--database');
+    throw new UsageError(message.replace(/\.$/, ''));
+  }
+  return url;
 }
 
 /** --data-dir, else MGW_DATA_DIR, else the default; a path to a file is the caller's mistake (exit 2). */
@@ -83,7 +101,7 @@ const commandName = (command: string, sub: string | undefined): string => (sub &
 
 export async function main(argv: string[]): Promise<number> {
   try {
-    const { dataDir, rest } = takeDataDir(argv);
+    const { dataDir, database, rest } = takeGlobalOptions(argv);
     const [command, sub, ...tail] = rest;
     if ((command === 'help' || (command !== undefined && isHelpFlag(command))) && sub !== undefined) {
       // `mgw help keys [create]`: that group's (or subcommand's) lines, as `mgw keys [create] --help`.
@@ -103,8 +121,9 @@ export async function main(argv: string[]): Promise<number> {
       process.stdout.write(help);
       return 0;
     }
+    const databaseUrl = databaseUrlOf(database);
     if (command === 'serve') {
-      await serveCommand(rest.slice(1), dataDirOf(dataDir));
+      await serveCommand(rest.slice(1), dataDirOf(dataDir), databaseUrl);
       return -1; // keeps running
     }
     const group = GROUPS[command];
@@ -113,7 +132,7 @@ export async function main(argv: string[]): Promise<number> {
     // The same limits as the server on this data dir (daily tokens, billing period), so usage
     // and balances read here agree with what it enforces.
     const dir = dataDirOf(dataDir);
-    const gateway = await createGateway({ dataDir: dir, limits: loadSettings(dir).limits });
+    const gateway = await createGateway({ dataDir: dir, databaseUrl, limits: loadSettings(dir).limits });
     let status: number | void;
     try {
       status = await group(gateway, sub, tail);

@@ -2,12 +2,13 @@ import pino from 'pino';
 import { loadSettings } from '../core/config.js';
 import { createGateway, startBackgroundWork } from '../core/gateway.js';
 import { createStudio } from '../core/studio/studio.js';
-import { loadStudioToken } from '../core/studio/studio-token.js';
+import { loadStudioToken, sharedStudioToken } from '../core/studio/studio-token.js';
+import { resolve } from 'node:path';
 import { appVersion } from '../project-paths.js';
 import { startHttpServer } from '../http/server.js';
 import { parse, portArg, stringOpt, UsageError } from './args.js';
 
-const USAGE = 'mgw serve [--host 127.0.0.1] [--port 8787] [--log-level info] [--data-dir DIR]';
+const USAGE = 'mgw serve [--host 127.0.0.1] [--port 8787] [--log-level info] [--data-dir DIR] [--database URL] [--files-dir DIR]';
 export const DEFAULT_PORT = 8787;
 const LOG_LEVELS = ['silent', 'fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
 
@@ -22,8 +23,11 @@ function logLevel(given: string | undefined): string {
 }
 
 /** Runs the gateway until SIGINT/SIGTERM. Logs go to stderr as JSON lines; stdout is for people. */
-export async function serveCommand(argv: string[], dataDir: string): Promise<void> {
-  const args = parse(argv, { host: { type: 'string' }, port: { type: 'string' }, 'log-level': { type: 'string' } }, { min: 0, max: 0, usage: USAGE });
+export async function serveCommand(argv: string[], dataDir: string, databaseUrl: string | null = null): Promise<void> {
+  const args = parse(argv, { host: { type: 'string' }, port: { type: 'string' }, 'log-level': { type: 'string' }, 'files-dir': { type: 'string' } }, { min: 0, max: 0, usage: USAGE });
+  const filesDirArg = stringOpt(args, 'files-dir');
+  if (filesDirArg === '') throw new UsageError(`--files-dir needs a directory (usage: ${USAGE})`);
+  const filesDir = filesDirArg === undefined ? dataDir : resolve(filesDirArg);
   const host = stringOpt(args, 'host') ?? '127.0.0.1';
   // Node binds an empty host on every interface: `--host "$UNSET"` must not open the gateway to the network.
   if (host === '') throw new UsageError(`--host needs a host name or address (usage: ${USAGE})`);
@@ -35,7 +39,7 @@ export async function serveCommand(argv: string[], dataDir: string): Promise<voi
     pino.destination(2),
   );
 
-  const gateway = await createGateway({ dataDir, logger, limits: settings.limits, circuitBreaker: settings.circuitBreaker });
+  const gateway = await createGateway({ dataDir, databaseUrl, filesDir, logger, limits: settings.limits, circuitBreaker: settings.circuitBreaker, leaseSeconds: settings.team.leaseSeconds });
   try {
     await startBackgroundWork(gateway);
   } catch (error) {
@@ -44,7 +48,8 @@ export async function serveCommand(argv: string[], dataDir: string): Promise<voi
   }
   let apiBaseUrl: string | null = null;
   const studio = await createStudio(gateway, { version: appVersion(), apiBaseUrl: () => apiBaseUrl });
-  const ownerToken = loadStudioToken(dataDir);
+  // A team's instances share one owner token (in the database): the studio works against any of them.
+  const ownerToken = gateway.team ? await sharedStudioToken(gateway.store) : loadStudioToken(dataDir);
   const server = await startHttpServer(gateway, {
     host,
     port,
@@ -69,6 +74,7 @@ export async function serveCommand(argv: string[], dataDir: string): Promise<voi
   process.once('SIGINT', () => void stop('SIGINT'));
   process.once('SIGTERM', () => void stop('SIGTERM'));
   // Announced once a stop signal is handled: whoever reads these lines may stop it at once.
-  process.stdout.write(`mgw: listening on ${server.baseUrl} (data dir ${dataDir})\n`);
+  const where = gateway.team ? `data dir ${dataDir}, database ${gateway.store.path}, files ${filesDir}, instance ${gateway.team.id}` : `data dir ${dataDir}`;
+  process.stdout.write(`mgw: listening on ${server.baseUrl} (${where})\n`);
   process.stdout.write(`mgw: studio ${server.studioUrl}\n`);
 }

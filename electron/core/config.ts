@@ -43,9 +43,20 @@ export interface Settings {
   limits: LimitOverrides;
   /** When a failing provider's routes are skipped: after `failures` in a row, for `skipSeconds`. */
   circuitBreaker: BreakerSettings;
+  /** Team mode (docs/team.md): how long an instance's video task leases and heartbeat last. */
+  team: { leaseSeconds: number };
 }
 
-export const DEFAULT_SETTINGS: Settings = { allowedHosts: [], allowedOrigins: [], allowAnonymous: false, limits: {}, circuitBreaker: DEFAULT_BREAKER };
+export const DEFAULT_LEASE_SECONDS = 20;
+
+export const DEFAULT_SETTINGS: Settings = {
+  allowedHosts: [],
+  allowedOrigins: [],
+  allowAnonymous: false,
+  limits: {},
+  circuitBreaker: DEFAULT_BREAKER,
+  team: { leaseSeconds: DEFAULT_LEASE_SECONDS },
+};
 
 export const settingsPath = (dataDir: string): string => join(dataDir, 'config.json');
 
@@ -74,7 +85,19 @@ export function loadSettings(dataDir: string): Settings {
   const limits = limitsProblem(settings.limits);
   if (limits) throw new GatewayError('invalid_request', `${path}: ${limits}.`);
   settings.circuitBreaker = breakerSettings(settings.circuitBreaker, path);
+  settings.team = teamSettings(settings.team, path);
   return settings;
+}
+
+/** team: {"leaseSeconds": 2..300}; a dead instance's tasks move on within it. */
+function teamSettings(value: unknown, path: string): Settings['team'] {
+  const problem = `${path}: team must be an object such as {"leaseSeconds": ${DEFAULT_LEASE_SECONDS}} (leaseSeconds a whole number from 2 to 300).`;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new GatewayError('invalid_request', problem);
+  const { leaseSeconds = DEFAULT_LEASE_SECONDS, ...rest } = value as Record<string, unknown>;
+  if (Object.keys(rest).length > 0 || typeof leaseSeconds !== 'number' || !Number.isInteger(leaseSeconds) || leaseSeconds < 2 || leaseSeconds > 300) {
+    throw new GatewayError('invalid_request', problem);
+  }
+  return { leaseSeconds };
 }
 
 /** circuitBreaker: either number may be left out (its default stays); each is a whole number in range. */

@@ -22,7 +22,12 @@ import { RouteHealth } from './routing/route-health.js';
 import type { UpstreamTimeouts } from './providers/upstream/upstream-client.js';
 import { FileSecretStore, type SecretStore } from './secret-store.js';
 import { DataDirLock } from './store/data-dir-lock.js';
-import { openStore, type Store } from './store/database.js';
+import type { Store } from './store/database.js';
+import { openDatabase } from './store/open-database.js';
+import { SharedWindows } from './access/shared-windows.js';
+import { DatabaseSecretStore } from './secrets/sealed-secrets.js';
+import { TeamInstance } from './team/team-instance.js';
+import { DEFAULT_LEASE_SECONDS } from './config.js';
 import { VideoFiles } from './videos/reference-store.js';
 import { VideoScheduler, type SchedulerOptions } from './videos/video-scheduler.js';
 import { VideoService } from './videos/video-service.js';
@@ -30,6 +35,10 @@ import { VideoTaskStore } from './videos/video-task-store.js';
 
 export interface GatewayOptions {
   dataDir: string;
+  /** Team mode: the PostgreSQL several instances share (docs/team.md); absent, SQLite in the data dir. */
+  databaseUrl?: string | null;
+  /** Where video outputs, references and gallery images live (default: the data dir); in team mode, a directory every instance shares. */
+  filesDir?: string;
   clock?: Clock;
   logger?: Logger;
   scheduler?: SchedulerOptions;
@@ -41,6 +50,8 @@ export interface GatewayOptions {
   limits?: LimitOverrides;
   /** How long a serving start waits for the data dir's previous holder to end (default 5 s). */
   claimWaitMs?: number;
+  /** Team mode: how long video task leases and the heartbeat last (default 20 s). */
+  leaseSeconds?: number;
   /** When a failing provider's routes are skipped (default: 3 failures in a row, for 30 s). */
   circuitBreaker?: BreakerSettings;
 }
@@ -66,6 +77,9 @@ export interface Gateway {
   readonly health: RouteHealth;
   /** Taken by startBackgroundWork: one serving process per data dir. */
   readonly dataDirLock: DataDirLock;
+  /** Team mode: this instance's heartbeat and leases; null on SQLite. */
+  readonly team: TeamInstance | null;
+  readonly filesDir: string;
   close(): Promise<void>;
 }
 
@@ -73,15 +87,18 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const clock = options.clock ?? systemClock;
   const dataDirLock = new DataDirLock(options.dataDir, options.claimWaitMs);
   const logger = options.logger ?? silentLogger;
-  const store = await openStore(options.dataDir);
+  const store = await openDatabase(options.dataDir, options.databaseUrl);
+  const team = store.dialect === 'postgres' ? new TeamInstance(store, logger, (options.leaseSeconds ?? DEFAULT_LEASE_SECONDS) * 1000) : null;
+  const filesDir = options.filesDir ?? options.dataDir;
   const catalog = new CatalogService(store, clock, logger);
   const limits = resolveLimits(options.limits);
-  const billing = new BillingService(store, clock, limits.billingPeriodDays * 86_400_000);
+  const billing = new BillingService(store, clock, limits.billingPeriodDays * 86_400_000, team ? { instanceId: team.id, logger } : null);
   const usage = new UsageLedger(store, logger);
-  const access = new AccessGate(limits, usage, clock);
+  const access = new AccessGate(limits, usage, clock, team ? new SharedWindows(store) : null);
   const keys = new KeyService(store, billing, clock);
-  const secrets = options.secrets ?? new FileSecretStore(options.dataDir);
+  const secrets = options.secrets ?? (team ? new DatabaseSecretStore(store, process.env.MGW_SECRET_KEY || null) : new FileSecretStore(options.dataDir));
   const providerConfigs = new ProviderConfigs(store, secrets, clock);
+  await providerConfigs.init();
   const providers = new ProviderRegistry(providerConfigs, logger, options.upstreamTimeouts);
   const local = new LocalProvider(logger);
   providers.register(local);
@@ -89,14 +106,19 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const health = new RouteHealth(store, clock, logger, options.circuitBreaker);
   const failover = new Failover(health, clock);
   const images = new ImageService(catalog, providers, billing, access, failover);
-  const files = new VideoFiles(options.dataDir);
+  const files = new VideoFiles(filesDir);
   await files.init();
-  const videoTasks = new VideoTaskStore(store, billing, files, clock, (row, charged) =>
-    access.record({ principal: row.key_id, model: row.model, requests: 0, inputTokens: 0, outputTokens: 0, spendNano: charged }),
+  const videoTasks = new VideoTaskStore(
+    store,
+    billing,
+    files,
+    clock,
+    (row, charged) => access.record({ principal: row.key_id, model: row.model, requests: 0, inputTokens: 0, outputTokens: 0, spendNano: charged }),
+    team ? { owner: team.id, until: () => team.leaseUntil() } : null,
   );
   const scheduler = new VideoScheduler(videoTasks, providers, files, clock, logger, options.scheduler);
   const videos = new VideoService(store, catalog, providers, billing, videoTasks, files, scheduler, clock, logger, access, failover);
-  const gallery = new GalleryStore(store, clock, options.dataDir);
+  const gallery = new GalleryStore(store, clock, filesDir);
   const activity = new ActivityLog(store, logger);
 
   await catalog.seed(
@@ -123,8 +145,11 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     activity,
     health,
     dataDirLock,
+    team,
+    filesDir,
     async close() {
       await scheduler.stop();
+      await team?.stop();
       await activity.close();
       await health.close();
       await usage.close();
@@ -144,8 +169,12 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
 export async function startBackgroundWork(gateway: Gateway, holder = 'mgw serve'): Promise<void> {
   await gateway.dataDirLock.claim(holder);
   gateway.store.checkpointInBackground(gateway.logger);
-  const released = await gateway.billing.releaseOrphans('image');
-  if (released > 0) gateway.logger.warn({ released }, 'released image holds left by an interrupted run');
+  // In team mode the other instances' image holds are theirs: the heartbeat releases only the dead ones'.
+  if (gateway.team) await gateway.team.start(gateway.billing);
+  else {
+    const released = await gateway.billing.releaseOrphans('image');
+    if (released > 0) gateway.logger.warn({ released }, 'released image holds left by an interrupted run');
+  }
   const swept = await gateway.videos.sweepFiles();
   if (swept > 0) gateway.logger.warn({ swept }, 'removed video files left by an interrupted run');
   gateway.scheduler.start();

@@ -42,12 +42,29 @@ export interface TestGatewayOptions {
   /** Open this data dir (a restart) instead of a new one. */
   dataDir?: string;
   circuitBreaker?: BreakerSettings;
+  /** Team mode: this PostgreSQL database instead of SQLite in the data dir. */
+  databaseUrl?: string;
+  filesDir?: string;
+}
+
+/**
+ * The database a test gateway opens: the one given, else a fresh PostgreSQL database when the
+ * suite runs in the postgres project (MGW_TEST_DIALECT=postgres, see vitest.config.ts), else SQLite.
+ */
+async function databaseFor(options: TestGatewayOptions): Promise<string | undefined> {
+  if (options.databaseUrl) return options.databaseUrl;
+  if (process.env.MGW_TEST_DIALECT !== 'postgres') return undefined;
+  const { sharedPostgres } = await import('./postgres.js');
+  return (await sharedPostgres()).createDatabase('suite');
 }
 
 export async function startTestGateway(options: TestGatewayOptions = {}): Promise<TestGateway> {
   const dataDir = options.dataDir ?? tempDir();
+  const databaseUrl = await databaseFor(options);
   const gateway = await createGateway({
     dataDir,
+    ...(databaseUrl ? { databaseUrl } : {}),
+    ...(options.filesDir ? { filesDir: options.filesDir } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
     scheduler: options.scheduler ?? { intervalMs: 100 },
     ...(options.logger ? { logger: options.logger } : {}),

@@ -10,6 +10,7 @@ export async function ensureAnonymousAccount(gateway: Gateway): Promise<string> 
   const existing = await gateway.store.db.selectFrom('meta').select('value').where('key', '=', META).executeTakeFirst();
   if (existing) return existing.value;
   await gateway.store.tx(async (trx) => {
+    await gateway.store.lock(trx, META);
     const again = await trx.selectFrom('meta').select('value').where('key', '=', META).executeTakeFirst();
     if (again) return;
     const accountId = await gateway.billing.createAccount(trx, 'free', 0, 0);

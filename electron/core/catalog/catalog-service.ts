@@ -98,6 +98,14 @@ export class CatalogService {
     const source = entry.source ?? 'owner';
     const now = this.clock.now();
     await this.store.tx(async (trx) => {
+      // A provider's removal (which checks no route names it) takes this lock too: in team mode
+      // a route cannot be put on a provider going away (SQLite's one writer does this alone).
+      await this.store.lock(trx, 'providers');
+      for (const route of checked.routes) {
+        if (route.providerId === LOCAL_PROVIDER_ID) continue;
+        const provider = await trx.selectFrom('providers').select('id').where('id', '=', route.providerId).executeTakeFirst();
+        if (!provider) throw invalid(`The provider ${route.providerId} was removed while this model was being put; add it again first.`, 'provider');
+      }
       const row = { record_json: JSON.stringify(checked.record), source, updated_at: now };
       await trx.insertInto('models').values({ id: record.id, ...row }).onConflict((oc) => oc.column('id').doUpdateSet(row)).execute();
       await trx.deleteFrom('model_routes').where('model_id', '=', record.id).execute();
@@ -147,6 +155,8 @@ export class CatalogService {
    */
   async seed(entries: { record: ModelRecord; providerId: string; upstreamModel: string }[]): Promise<void> {
     await this.store.tx(async (trx) => {
+      // Instances of a team starting together seed once between them.
+      await this.store.lock(trx, 'catalog_seed');
       for (const entry of entries) {
         const marker = `seeded:${entry.record.id}`;
         const seen = await trx.selectFrom('meta').select('key').where('key', '=', marker).executeTakeFirst();

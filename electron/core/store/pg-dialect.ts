@@ -27,19 +27,24 @@ async function mapped<T>(run: () => Promise<T>): Promise<T> {
 }
 
 class UnreachableMappingDriver implements Driver {
+  /** The driver's own connection behind each wrapper: it releases only its own objects. */
+  private readonly wrapped = new WeakMap<DatabaseConnection, DatabaseConnection>();
+
   constructor(private readonly inner: Driver) {}
   init = () => this.inner.init();
   destroy = () => this.inner.destroy();
-  releaseConnection = (connection: DatabaseConnection) => this.inner.releaseConnection(connection);
+  releaseConnection = (connection: DatabaseConnection) => this.inner.releaseConnection(this.wrapped.get(connection) ?? connection);
   beginTransaction = (connection: DatabaseConnection, settings: TransactionSettings) => mapped(() => this.inner.beginTransaction(connection, settings));
   commitTransaction = (connection: DatabaseConnection) => mapped(() => this.inner.commitTransaction(connection));
   rollbackTransaction = (connection: DatabaseConnection) => mapped(() => this.inner.rollbackTransaction(connection));
 
   async acquireConnection(): Promise<DatabaseConnection> {
     const connection = await mapped(() => this.inner.acquireConnection());
-    return {
+    const wrapper: DatabaseConnection = {
       executeQuery: <R>(query: CompiledQuery): Promise<QueryResult<R>> => mapped(() => connection.executeQuery<R>(query)),
       streamQuery: <R>(query: CompiledQuery, chunkSize?: number) => connection.streamQuery<R>(query, chunkSize),
     };
+    this.wrapped.set(wrapper, connection);
+    return wrapper;
   }
 }

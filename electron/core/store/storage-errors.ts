@@ -1,4 +1,4 @@
-// SQLite and file system failures that mean the data dir cannot take writes (read-only, full,
+// SQLite, PostgreSQL connection and file system failures that mean the data dir cannot take writes (read-only, full,
 // I/O errors, permissions, or a lock held past busy_timeout) are the gateway's storage being
 // unavailable: 503 with a clear message, never a 500. Transactions roll back, so nothing is
 // half-written.
@@ -9,6 +9,8 @@ const REASONS: [RegExp, string][] = [
   [/^SQLITE_FULL/, 'the disk holding the data directory is full'],
   [/^SQLITE_(BUSY|LOCKED)/, 'the database is locked by another process'],
   [/^SQLITE_(IOERR|CANTOPEN|CORRUPT|NOTADB|PROTOCOL)/, 'the database file cannot be read or written'],
+  // Team mode: PostgreSQL away (pg-dialect.ts raises this for every connection loss).
+  [/^MGW_DB_UNREACHABLE$/, 'the database server cannot be reached; the gateway reconnects when it is back'],
 ];
 
 /** File system errors of the data dir (reference uploads, outputs, the gallery, the dir itself). */

@@ -3,6 +3,7 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Store } from '../store/database.js';
 
 export const STUDIO_TOKEN_FILE = 'studio-token';
 
@@ -16,6 +17,19 @@ export function loadStudioToken(dataDir: string): string {
   writeFileSync(path, `${token}\n`, { mode: 0o600 });
   chmodSync(path, 0o600);
   return token;
+}
+
+const SHARED_TOKEN_KEY = 'studio_owner_token';
+
+/** Team mode: one owner token for every instance, kept in the database they share (made by the first). */
+export async function sharedStudioToken(store: Store): Promise<string> {
+  await store.db
+    .insertInto('meta')
+    .values({ key: SHARED_TOKEN_KEY, value: randomBytes(32).toString('base64url') })
+    .onConflict((oc) => oc.column('key').doNothing())
+    .execute();
+  const row = await store.db.selectFrom('meta').select('value').where('key', '=', SHARED_TOKEN_KEY).executeTakeFirstOrThrow();
+  return row.value;
 }
 
 const digest = (value: string): Buffer => createHash('sha256').update(value).digest();

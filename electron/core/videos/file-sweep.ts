@@ -15,8 +15,12 @@ const BATCH = 500;
 /** The id of the task a file belongs to, '' when its name names none. */
 const taskIdOf = (name: string): string => TASK_ID.exec(name)?.[0] ?? '';
 
-/** Removes what no task needs any more; returns how many files went. */
-export async function sweepVideoFiles(store: Store, files: VideoFiles): Promise<number> {
+/**
+ * Removes what no task needs any more; returns how many files went. A files dir that other
+ * instances share (team mode) may hold their partial files and the references of their
+ * creations in flight: there only the outputs of ended tasks go.
+ */
+export async function sweepVideoFiles(store: Store, files: VideoFiles, shared = false): Promise<number> {
   const outputs = await readdir(files.outputsDir);
   const uploads = await readdir(files.uploadsDir);
   const ids = [...new Set([...outputs, ...uploads].map(taskIdOf).filter((id) => id !== ''))];
@@ -26,10 +30,11 @@ export async function sweepVideoFiles(store: Store, files: VideoFiles): Promise<
     for (const row of rows) status.set(row.id, row.status);
   }
   const keepsOutput = (id: string) => status.get(id) === 'completed' || (ACTIVE_STATUSES as readonly string[]).includes(status.get(id) ?? '');
+  const ended = (id: string) => status.has(id) && !keepsOutput(id);
   const stale = [
-    ...outputs.filter((name) => name.endsWith('.part') || (name.endsWith('.mp4') && !keepsOutput(taskIdOf(name)))).map((name) => join(files.outputsDir, name)),
+    ...outputs.filter((name) => (!shared && name.endsWith('.part')) || (name.endsWith('.mp4') && (shared ? ended : (id: string) => !keepsOutput(id))(taskIdOf(name)))).map((name) => join(files.outputsDir, name)),
     // A task keeps its reference images whatever its status (a restart may submit it again).
-    ...uploads.filter((name) => !status.has(taskIdOf(name))).map((name) => files.referencePath(name)),
+    ...(shared ? [] : uploads.filter((name) => !status.has(taskIdOf(name))).map((name) => files.referencePath(name))),
   ];
   await Promise.all(stale.map((path) => rm(path, { force: true })));
   return stale.length;

@@ -112,6 +112,9 @@ export class VideoService {
     let existing: string | null = null;
     try {
       existing = await this.store.tx(async (trx) => {
+        // The account's creations take turns (on every instance), so a second request with this
+        // key finds the first's task once that has committed.
+        await this.billing.lockAccountIn(trx, principal.accountId);
         const now = this.clock.now();
         if (key) {
           const found = await findIdempotent(trx, principal.accountId, key, fingerprint, now);
@@ -244,7 +247,7 @@ export class VideoService {
 
   /** At server start: removes files an interrupted run left (see file-sweep.ts); returns how many. */
   sweepFiles(): Promise<number> {
-    return sweepVideoFiles(this.store, this.files);
+    return sweepVideoFiles(this.store, this.files, this.store.dialect === 'postgres');
   }
 
   async get(principal: Principal, id: string, contentUrl: ContentUrl): Promise<VideoTask> {

@@ -29,6 +29,13 @@ export interface ListOptions {
   order: 'asc' | 'desc';
 }
 
+/** Team mode: the instance that works the tasks it leases (team-instance.ts). */
+export interface TaskLease {
+  owner: string;
+  /** Until when a lease taken now lasts. */
+  until(): number;
+}
+
 export class VideoTaskStore {
   constructor(
     private readonly store: Store,
@@ -37,7 +44,13 @@ export class VideoTaskStore {
     private readonly clock: Clock,
     /** Told the charge of every completed task, for per-key usage. */
     private readonly onCharged: (row: VideoTaskRow, chargedNano: number) => void = () => undefined,
+    private readonly lease: TaskLease | null = null,
   ) {}
+
+  /** A task's transitions take turns on it across instances (a no-op on SQLite, whose writer is alone). */
+  private lockTask(trx: Db, id: string): Promise<void> {
+    return this.store.lock(trx, `video_task:${id}`);
+  }
 
   async get(id: string, trx: Db = this.store.db): Promise<VideoTaskRow | undefined> {
     return trx.selectFrom('video_tasks').selectAll().where('id', '=', id).executeTakeFirst();
@@ -78,8 +91,10 @@ export class VideoTaskStore {
     return { rows: rows.slice(0, options.limit), hasMore: rows.length > options.limit };
   }
 
+  /** A new task; in team mode leased to this instance, which submits it. */
   async insertIn(trx: Db, row: Insertable<VideoTasksTable>): Promise<void> {
-    await trx.insertInto('video_tasks').values(row).execute();
+    const leased = this.lease ? { lease_owner: this.lease.owner, lease_until: this.lease.until() } : {};
+    await trx.insertInto('video_tasks').values({ ...row, ...leased }).execute();
   }
 
   /**
@@ -109,6 +124,7 @@ export class VideoTaskStore {
    */
   async setUpstream(id: string, upstreamId: string, replacing: string | null): Promise<'recorded' | 'ended' | 'surplus'> {
     return this.store.tx(async (trx) => {
+      await this.lockTask(trx, id);
       const row = await this.get(id, trx);
       if (!row || row.upstream_id !== replacing) return 'surplus';
       const now = this.clock.now();
@@ -154,6 +170,7 @@ export class VideoTaskStore {
     // that cannot be read here fails this step, which the scheduler retries.
     const outputBytes = output.kind === 'file' ? (await stat(output.path)).size : null;
     const outcome = await this.store.tx(async (trx): Promise<'completed' | 'already completed' | 'ended otherwise'> => {
+      await this.lockTask(trx, id);
       const row = await this.get(id, trx);
       if (!row || !(ACTIVE_STATUSES as readonly string[]).includes(row.status)) return row?.status === 'completed' ? 'already completed' : 'ended otherwise';
       const held = row.hold_id ? await trx.selectFrom('holds').select('amount_nano').where('id', '=', row.hold_id).executeTakeFirst() : undefined;
@@ -188,6 +205,7 @@ export class VideoTaskStore {
    */
   async fail(id: string, status: 'failed' | 'timeout', code: string, message: string, cancelUpstream = false): Promise<VideoTaskRow | null> {
     const ended = await this.store.tx(async (trx) => {
+      await this.lockTask(trx, id);
       const row = await this.get(id, trx);
       if (!row || !(ACTIVE_STATUSES as readonly string[]).includes(row.status)) return null;
       if (row.hold_id) await this.billing.releaseIn(trx, row.hold_id);
@@ -237,6 +255,7 @@ export class VideoTaskStore {
    */
   async discard(id: string): Promise<void> {
     await this.store.tx(async (trx) => {
+      await this.lockTask(trx, id);
       const row = await this.get(id, trx);
       if (!row || row.status !== 'queued' || row.upstream_id !== null) return;
       await trx.deleteFrom('idempotency_keys').where('task_id', '=', id).execute();
@@ -245,8 +264,13 @@ export class VideoTaskStore {
     });
   }
 
-  /** Active tasks whose next poll is due, oldest first. */
+  /**
+   * Active tasks whose next poll is due, oldest first. In team mode, only those this instance
+   * holds or may take (unleased, or their lease lapsed: their instance died), leased to it now:
+   * each task is worked by one instance at a time.
+   */
   async due(now: number, limit: number): Promise<VideoTaskRow[]> {
+    if (this.lease) return this.claimDue(now, limit, this.lease);
     return this.store.db
       .selectFrom('video_tasks')
       .selectAll()
@@ -256,5 +280,26 @@ export class VideoTaskStore {
       .orderBy('created_at')
       .limit(limit)
       .execute();
+  }
+
+  private async claimDue(now: number, limit: number, lease: TaskLease): Promise<VideoTaskRow[]> {
+    const due = this.store.db
+      .selectFrom('video_tasks')
+      .select('id')
+      .where('status', 'in', [...ACTIVE_STATUSES])
+      .where('next_poll_at', '<=', now)
+      .where((eb) => eb.or([eb('lease_owner', 'is', null), eb('lease_owner', '=', lease.owner), eb('lease_until', '<', Date.now())]))
+      .orderBy('next_poll_at')
+      .orderBy('created_at')
+      .limit(limit)
+      .forUpdate()
+      .skipLocked();
+    const rows = await this.store.db
+      .updateTable('video_tasks')
+      .set({ lease_owner: lease.owner, lease_until: lease.until() })
+      .where('id', 'in', due)
+      .returningAll()
+      .execute();
+    return rows.sort((a, b) => a.next_poll_at - b.next_poll_at || a.created_at - b.created_at);
   }
 }
