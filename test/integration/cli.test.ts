@@ -416,7 +416,7 @@ describe('mgw help', () => {
     const keys = run('keys', '-h');
     expect(keys.status).toBe(0);
     expect(keys.stdout.trim().split('\n')).toHaveLength(5);
-    expect(run('serve', '--help').stdout).toBe('mgw serve [--host 127.0.0.1] [--port 8787] [--log-level info] [--data-dir DIR]\n');
+    expect(run('serve', '--help').stdout).toBe('mgw serve [--host 127.0.0.1] [--port 8787] [--log-level info] [--data-dir DIR] [--database URL] [--files-dir DIR]\n');
     expect(run('nope', '--help').status).toBe(2);
   });
 
@@ -441,7 +441,7 @@ describe('mgw help', () => {
       expect(sub.stderr).toMatch(/^mgw: unknown command "keys nope"/);
     }
     // An option in the subcommand's place still shows the group.
-    expect(run('serve', '--port', '0', '--help')).toMatchObject({ status: 0, stdout: 'mgw serve [--host 127.0.0.1] [--port 8787] [--log-level info] [--data-dir DIR]\n' });
+    expect(run('serve', '--port', '0', '--help')).toMatchObject({ status: 0, stdout: 'mgw serve [--host 127.0.0.1] [--port 8787] [--log-level info] [--data-dir DIR] [--database URL] [--files-dir DIR]\n' });
   });
 
   it('mgw with no command is a usage error: the help on stderr, exit 2', () => {

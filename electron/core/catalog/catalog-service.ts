@@ -97,15 +97,16 @@ export class CatalogService {
     const checked = await checkRoutes(record, given, (id) => this.routeTarget(id), routeParam(!('routes' in entry)));
     const source = entry.source ?? 'owner';
     const now = this.clock.now();
+    // The configured providers among the routes (engines registered in code have no row).
+    const routeProviders = [...new Set(checked.routes.map((route) => route.providerId))];
+    const stored = (await this.store.db.selectFrom('providers').select('id').where('id', 'in', routeProviders).execute()).map((row) => row.id);
     await this.store.tx(async (trx) => {
       // A provider's removal (which checks no route names it) takes this lock too: in team mode
       // a route cannot be put on a provider going away (SQLite's one writer does this alone).
       await this.store.lock(trx, 'providers');
-      for (const route of checked.routes) {
-        if (route.providerId === LOCAL_PROVIDER_ID) continue;
-        const provider = await trx.selectFrom('providers').select('id').where('id', '=', route.providerId).executeTakeFirst();
-        if (!provider) throw invalid(`The provider ${route.providerId} was removed while this model was being put; add it again first.`, 'provider');
-      }
+      const still = stored.length === 0 ? [] : await trx.selectFrom('providers').select('id').where('id', 'in', stored).execute();
+      const removed = stored.find((id) => !still.some((row) => row.id === id));
+      if (removed) throw invalid(`The provider ${removed} was removed while this model was being put; add it again first.`, 'provider');
       const row = { record_json: JSON.stringify(checked.record), source, updated_at: now };
       await trx.insertInto('models').values({ id: record.id, ...row }).onConflict((oc) => oc.column('id').doUpdateSet(row)).execute();
       await trx.deleteFrom('model_routes').where('model_id', '=', record.id).execute();
@@ -197,7 +198,16 @@ export class CatalogService {
     if (this.fresh()) return this.snapshot!;
     // Marked before reading: a commit landing in between shows as a change next time.
     this.watch.mark();
-    const revision = await this.revision();
+    let revision: string;
+    try {
+      revision = await this.revision();
+    } catch (error) {
+      // The database away (team mode's server down, a lock held too long): the catalog as last
+      // read serves until it is back, and the next request looks again.
+      if (!this.snapshot) throw error;
+      this.watch.reset();
+      return this.snapshot;
+    }
     if (this.snapshot && this.snapshot.revision === revision) return this.snapshot;
     const changed = this.snapshot !== null;
     this.snapshot = await this.load(revision);
