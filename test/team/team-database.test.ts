@@ -35,7 +35,7 @@ describe('mgw refuses a database it cannot use, in one line', () => {
     const base = new URL(admin);
     const cases: [string, RegExp][] = [
       [`postgres://u:p@127.0.0.1:1/db`, /^mgw: Cannot reach the database at 127\.0\.0\.1:1: connection refused/],
-      [`postgres://postgres:wrong@${base.host}/postgres`, /^mgw: The database at .* refused the credentials of postgres\.$/],
+      [`postgres://postgres:wrong@${base.host}/postgres`, /^mgw: The database at .* refused the credentials of postgres\.\n$/],
       [`postgres://${base.username}:${base.password}@${base.host}/no_such_db`, /^mgw: The database "no_such_db" does not exist on /],
     ];
     // A user who may connect but not create tables (PostgreSQL 15+: no CREATE on schema public).
@@ -43,7 +43,7 @@ describe('mgw refuses a database it cannot use, in one line', () => {
     await client.connect();
     await client.query(`create role limited login password 'limited'`).catch(() => undefined);
     await client.end();
-    cases.push([`postgres://limited:limited@${base.host}${base.pathname}`, /^mgw: The database user limited lacks the rights the gateway needs on ".*" \(it creates its tables there\): permission denied for schema public\.$/]);
+    cases.push([`postgres://limited:limited@${base.host}${base.pathname}`, /^mgw: The database user limited lacks the rights the gateway needs on ".*" \(it creates its tables there\): permission denied for schema public\.\n$/]);
     for (const [url, message] of cases) {
       const result = await mgwAsync(['keys', 'list', '--database', url, '--data-dir', tempDir()]);
       expect(result.status, result.stderr).toBe(1);

@@ -111,12 +111,10 @@ export class PgProviderRows implements ProviderRows {
 
   /** Reads again when the feed says providers or secrets may have changed since the last read. */
   private async fresh(): Promise<void> {
+    // A reload under way marked the watch before reading: until it ends, "unchanged" only means
+    // that its snapshot is coming, so wait for it first.
+    if (this.reloading) await this.reloading.catch(() => undefined);
     if (this.watch.unchanged()) return;
-    if (this.reloading) {
-      // Started before this call: it may have missed the change this call was told of.
-      await this.reloading;
-      if (this.watch.unchanged()) return;
-    }
     this.reloading ??= this.reload().finally(() => {
       this.reloading = null;
     });

@@ -3,6 +3,7 @@
 // the hold). It resumes from the database at start, so tasks survive a crash or restart.
 import type { Clock } from '../clock.js';
 import { isGatewayError } from '../errors.js';
+import { ProviderUnreached } from '../providers/upstream/upstream-errors.js';
 import type { Logger } from '../logger.js';
 import type { VideoJob, VideoPoll, VideoProvider } from '../providers/provider.js';
 import type { ProviderRegistry } from '../providers/registry.js';
@@ -215,7 +216,11 @@ export class VideoScheduler {
     let provider: VideoProvider;
     try {
       provider = await this.providers.video(row.provider_id);
-    } catch {
+    } catch (error) {
+      // Only a provider that is gone ends the task; the database unreadable for a moment (it
+      // holds the provider's row) is a step to retry.
+      if (!(error instanceof ProviderUnreached)) throw error;
+      this.logger.warn({ taskId: row.id, providerId: row.provider_id, reason: error.reason }, 'video task failed: its provider is not usable');
       if (await this.tasks.fail(row.id, 'failed', 'provider_unavailable', 'The provider of this task is no longer configured.')) this.ended(row.id);
       return;
     }
