@@ -52,6 +52,10 @@ export class BillingService {
   }
 
   async createAccount(trx: Db, access: AccessType, balanceNano: number, allowanceNano: number): Promise<string> {
+    // Whole nano-USD: an amount computed in floating point (K x $0.40) must not store a fraction
+    // (PostgreSQL's bigint refuses one; SQLite would keep a REAL in an integer column).
+    balanceNano = Math.round(balanceNano);
+    allowanceNano = Math.round(allowanceNano);
     const id = newId('acct', 12);
     const now = this.clock.now();
     await trx
