@@ -9,7 +9,7 @@ import { tempDir } from '../helpers/gateway.js';
 import { errorOf, postJson, request } from '../helpers/http.js';
 import { startPostgres, sharedPostgres, type PgServer } from '../helpers/postgres.js';
 import { ledgerProblems, sleep } from '../reliability/support.js';
-import { putEmulatedVideoModel, startTeam, teamKey, type Team } from './team-kit.js';
+import { serveTeamVideo, startTeam, teamKey, type Team } from './team-kit.js';
 
 const oneLine = (text: string) => text.trim().split('\n');
 
@@ -82,8 +82,7 @@ describe('the database goes away while an instance serves, and comes back', () =
     emulator = await startOpenAIEmulator({ videoDurationMs: 1_500 });
     process.env.TEAM_UPSTREAM_KEY = emulator.apiKey;
     team = await startTeam({ instances: 1, url: await server.createDatabase('outage'), env: { TEAM_UPSTREAM_KEY: emulator.apiKey }, config: { team: { leaseSeconds: 2 } } });
-    await team.admin.providerConfigs.add({ id: 'up', kind: 'openai', baseUrl: emulator.baseUrl, apiKeyEnv: 'TEAM_UPSTREAM_KEY' });
-    await putEmulatedVideoModel(team.admin, 'team-video', 'up', 0.1);
+    await serveTeamVideo(team.admin, emulator);
   }, 60_000);
 
   afterAll(async () => {

@@ -7,7 +7,7 @@ import type { VideoTask } from '../../shared/api-types.js';
 import { startOpenAIEmulator, type OpenAIEmulator } from '../emulators/index.js';
 import { USD } from '../helpers/gateway.js';
 import { postJson, request } from '../helpers/http.js';
-import { putEmulatedVideoModel, startTeam, teamKey, type Team } from './team-kit.js';
+import { putEmulatedVideoModel, serveTeamVideo, startTeam, teamKey, type Team } from './team-kit.js';
 
 const PER_MINUTE = 10;
 let team: Team;
@@ -42,8 +42,7 @@ beforeAll(async () => {
       team: { leaseSeconds: 2 },
     },
   });
-  await team.admin.providerConfigs.add({ id: 'up', kind: 'openai', baseUrl: emulator.baseUrl, apiKeyEnv: 'TEAM_UPSTREAM_KEY' });
-  await putEmulatedVideoModel(team.admin, 'team-video', 'up', 0.1);
+  await serveTeamVideo(team.admin, emulator);
 }, 60_000);
 
 afterAll(async () => {

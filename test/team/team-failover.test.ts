@@ -11,7 +11,7 @@ import { startOpenAIEmulator, type OpenAIEmulator } from '../emulators/index.js'
 import type { Served } from '../helpers/cli.js';
 import { postJson } from '../helpers/http.js';
 import { ledgerProblems, sleep } from '../reliability/support.js';
-import { putEmulatedVideoModel, startTeam, teamKey, type Team } from './team-kit.js';
+import { serveTeamVideo, startTeam, teamKey, type Team } from './team-kit.js';
 
 const ROUNDS = 20;
 const TASKS_PER_ROUND = 2;
@@ -26,8 +26,7 @@ beforeAll(async () => {
   emulator = await startOpenAIEmulator({ videoDurationMs: 2_500 });
   process.env.TEAM_UPSTREAM_KEY = emulator.apiKey;
   team = await startTeam({ instances: 3, env: { TEAM_UPSTREAM_KEY: emulator.apiKey }, config: { team: { leaseSeconds: LEASE_SECONDS } } });
-  await team.admin.providerConfigs.add({ id: 'up', kind: 'openai', baseUrl: emulator.baseUrl, apiKeyEnv: 'TEAM_UPSTREAM_KEY' });
-  await putEmulatedVideoModel(team.admin, 'team-video', 'up', 0.1);
+  await serveTeamVideo(team.admin, emulator);
   key = await teamKey(team, 'balance', 1_000);
 }, 60_000);
 
@@ -103,8 +102,7 @@ describe('the default lease', () => {
 
   it('a dead instance’s tasks are taken over within 30 s', async () => {
     slow = await startTeam({ instances: 2, env: { TEAM_UPSTREAM_KEY: emulator.apiKey } });
-    await slow.admin.providerConfigs.add({ id: 'up', kind: 'openai', baseUrl: emulator.baseUrl, apiKeyEnv: 'TEAM_UPSTREAM_KEY' });
-    await putEmulatedVideoModel(slow.admin, 'team-video', 'up', 0.1);
+    await serveTeamVideo(slow.admin, emulator);
     const owner = await teamKey(slow, 'balance', 10);
     const victim: Served = slow.instances[0]!;
     const answer = await postJson(`${victim.baseUrl}/videos`, { model: 'team-video', prompt: 'default lease', seconds: 4, size: '1280x720' }, owner.token);

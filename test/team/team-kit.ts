@@ -77,3 +77,9 @@ export async function putEmulatedVideoModel(admin: Gateway, id: string, provider
     routes: [{ providerId, upstreamModel: 'sora-2' }],
   });
 }
+
+/** The emulator as provider `up` (its key read from TEAM_UPSTREAM_KEY, given to the instances too) serving `team-video` at $0.10 a second. */
+export async function serveTeamVideo(admin: Gateway, emulator: { baseUrl: string }): Promise<void> {
+  await admin.providerConfigs.add({ id: 'up', kind: 'openai', baseUrl: emulator.baseUrl, apiKeyEnv: 'TEAM_UPSTREAM_KEY' });
+  await putEmulatedVideoModel(admin, 'team-video', 'up', 0.1);
+}

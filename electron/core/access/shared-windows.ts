@@ -5,19 +5,13 @@
 // (keep them in sync, as NTP does).
 import { sql } from 'kysely';
 import type { Store } from '../store/database.js';
+import type { RateWindowsTable } from '../store/schema.js';
 import type { WindowLimits } from './limits.js';
 import type { Admission, RateState } from './rate-limiter.js';
 
 const SPANS = [1_000, 60_000, 3_600_000] as const;
 
-interface WindowRow {
-  s_start: number;
-  s_count: number;
-  m_start: number;
-  m_count: number;
-  h_start: number;
-  h_count: number;
-}
+type WindowRow = Omit<RateWindowsTable, 'principal'>;
 
 const startsAt = (now: number): number[] => SPANS.map((span) => now - (now % span));
 
