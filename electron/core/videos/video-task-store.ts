@@ -14,6 +14,7 @@ import type { VideoOutput } from '../providers/provider.js';
 import type { Db, Store } from '../store/database.js';
 import type { VideoTaskRow, VideoTasksTable } from '../store/schema.js';
 import type { VideoFiles } from './reference-store.js';
+import { claimDue, type TaskLease } from './task-leases.js';
 
 export const ACTIVE_STATUSES = ['queued', 'in_progress'] as const;
 
@@ -27,13 +28,6 @@ export interface ListOptions {
   limit: number;
   after?: string;
   order: 'asc' | 'desc';
-}
-
-/** Team mode: the instance that works the tasks it leases (team-instance.ts). */
-export interface TaskLease {
-  owner: string;
-  /** Until when a lease taken now lasts. */
-  until(): number;
 }
 
 export class VideoTaskStore {
@@ -237,8 +231,9 @@ export class VideoTaskStore {
     await this.store.db.updateTable('video_tasks').set({ upstream_cancel_until: null }).where('id', '=', id).where('upstream_id', '=', upstreamId).execute();
   }
 
-  /** Ended tasks whose pending upstream cancel is due. */
+  /** Ended tasks whose pending upstream cancel is due (in team mode, those this instance may take, leased to it). */
   async cancelsDue(now: number, limit: number): Promise<VideoTaskRow[]> {
+    if (this.lease) return claimDue(this.store.db, this.lease, 'cancels', ACTIVE_STATUSES, now, limit);
     return this.store.db
       .selectFrom('video_tasks')
       .selectAll()
@@ -270,7 +265,7 @@ export class VideoTaskStore {
    * each task is worked by one instance at a time.
    */
   async due(now: number, limit: number): Promise<VideoTaskRow[]> {
-    if (this.lease) return this.claimDue(now, limit, this.lease);
+    if (this.lease) return claimDue(this.store.db, this.lease, 'active', ACTIVE_STATUSES, now, limit);
     return this.store.db
       .selectFrom('video_tasks')
       .selectAll()
@@ -280,26 +275,5 @@ export class VideoTaskStore {
       .orderBy('created_at')
       .limit(limit)
       .execute();
-  }
-
-  private async claimDue(now: number, limit: number, lease: TaskLease): Promise<VideoTaskRow[]> {
-    const due = this.store.db
-      .selectFrom('video_tasks')
-      .select('id')
-      .where('status', 'in', [...ACTIVE_STATUSES])
-      .where('next_poll_at', '<=', now)
-      .where((eb) => eb.or([eb('lease_owner', 'is', null), eb('lease_owner', '=', lease.owner), eb('lease_until', '<', Date.now())]))
-      .orderBy('next_poll_at')
-      .orderBy('created_at')
-      .limit(limit)
-      .forUpdate()
-      .skipLocked();
-    const rows = await this.store.db
-      .updateTable('video_tasks')
-      .set({ lease_owner: lease.owner, lease_until: lease.until() })
-      .where('id', 'in', due)
-      .returningAll()
-      .execute();
-    return rows.sort((a, b) => a.next_poll_at - b.next_poll_at || a.created_at - b.created_at);
   }
 }
