@@ -165,7 +165,9 @@ describe('changes made elsewhere apply on every instance within a second', () =>
   });
 });
 
-it('the studio answers on every instance with the one owner token kept in the database', async () => {
+it('the studio answers on every instance with the one owner token kept in the database, and one owner key', async () => {
+  // Three instances started at once made one owner between them.
+  expect(await team.db.selectFrom('api_keys').select('id').where('label', '=', 'studio (owner)').execute()).toHaveLength(1);
   const row = await team.db.selectFrom('meta').select('value').where('key', '=', 'studio_owner_token').executeTakeFirstOrThrow();
   for (const url of urls()) {
     const studio = url.replace(/\/v1$/, '/studio/api/catalog.list');

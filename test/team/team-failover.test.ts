@@ -118,4 +118,21 @@ describe('the default lease', () => {
     expect(Date.now() - killedAt).toBeLessThan(30_000);
     await until('the task completes', async () => (await slow.db.selectFrom('video_tasks').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status === 'completed', 30_000);
   }, 90_000);
+
+  it('a cleanly stopped instance (SIGTERM) hands its tasks back at once, not after the lease', async () => {
+    const leaving = await slow.start();
+    const owner = await teamKey(slow, 'balance', 10);
+    const answer = await postJson(`${leaving.baseUrl}/videos`, { model: 'team-video', prompt: 'clean stop', seconds: 4, size: '1280x720' }, owner.token);
+    expect(answer.status).toBe(200);
+    const id = (answer.body as VideoTask).id;
+    const leased = await slow.db.selectFrom('video_tasks').select('lease_owner').where('id', '=', id).executeTakeFirstOrThrow();
+    expect(await leaving.stop('SIGTERM')).toBe(0);
+    const stoppedAt = Date.now();
+    await until('another instance takes the task', async () => {
+      const row = await slow.db.selectFrom('video_tasks').select(['lease_owner', 'status']).where('id', '=', id).executeTakeFirstOrThrow();
+      return (row.lease_owner !== null && row.lease_owner !== leased.lease_owner) || row.status === 'completed';
+    }, 10_000);
+    // The default lease is 20 s: handed back, the task moves on at the next scan.
+    expect(Date.now() - stoppedAt).toBeLessThan(5_000);
+  }, 60_000);
 });

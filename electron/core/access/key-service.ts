@@ -10,7 +10,7 @@ import { hasControlChar } from '../control-chars.js';
 import { GatewayError } from '../errors.js';
 import { randomId } from '../ids.js';
 import { ChangeWatch } from '../store/change-watch.js';
-import type { Store } from '../store/database.js';
+import type { Db, Store } from '../store/database.js';
 import type { ApiKeyRow } from '../store/schema.js';
 import type { Principal } from './principal.js';
 
@@ -65,6 +65,12 @@ export class KeyService {
   }
 
   async create(options: CreateKeyOptions): Promise<CreatedKey> {
+    const made = await this.store.tx((trx) => this.createIn(trx, options));
+    return { key: await this.get(made.id), token: made.token };
+  }
+
+  /** create() inside the caller's transaction: the key's id and token. */
+  async createIn(trx: Db, options: CreateKeyOptions): Promise<{ id: string; token: string }> {
     if (!ACCESS_TYPES.includes(options.access)) {
       throw new GatewayError('invalid_request', `Unknown access type ${String(options.access)}.`, 'access');
     }
@@ -77,28 +83,21 @@ export class KeyService {
     if (hasControlChar(label)) {
       throw new GatewayError('invalid_request', 'A key label must not contain control characters (line breaks, tabs, escapes).', 'label');
     }
-    await this.store.tx(async (trx) => {
-      const accountId = await this.billing.createAccount(
-        trx,
-        options.access,
-        options.balanceNano ?? 0,
-        options.allowanceNano ?? 0,
-      );
-      await trx
-        .insertInto('api_keys')
-        .values({
-          id,
-          account_id: accountId,
-          label,
-          token_hash: hashToken(token).toString('hex'),
-          token_hint: `mgw_${idPart}_…${token.slice(-4)}`,
-          created_at: this.clock.now(),
-          revoked_at: null,
-          last_used_at: null,
-        })
-        .execute();
-    });
-    return { key: await this.get(id), token };
+    const accountId = await this.billing.createAccount(trx, options.access, options.balanceNano ?? 0, options.allowanceNano ?? 0);
+    await trx
+      .insertInto('api_keys')
+      .values({
+        id,
+        account_id: accountId,
+        label,
+        token_hash: hashToken(token).toString('hex'),
+        token_hint: `mgw_${idPart}_…${token.slice(-4)}`,
+        created_at: this.clock.now(),
+        revoked_at: null,
+        last_used_at: null,
+      })
+      .execute();
+    return { id, token };
   }
 
   /** The owner changes a key's access type and/or its allowance per period (billing refuses one its holds cannot survive). */

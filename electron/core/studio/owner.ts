@@ -14,9 +14,14 @@ export async function ensureOwner(gateway: Gateway): Promise<Principal> {
     const key = await gateway.keys.get(existing.value);
     return { keyId: key.id, accountId: key.account_id, access: key.access };
   }
-  const { key } = await gateway.keys.create({ access: 'balance', balanceNano: OWNER_STARTER_CREDIT_NANO, label: 'studio (owner)' });
-  await gateway.store.db.insertInto('meta').values({ key: OWNER_KEY_META, value: key.id }).onConflict((oc) => oc.column('key').doNothing()).execute();
-  // Another process may have won the race; whoever is recorded is the owner.
+  // One owner however many processes start at once (a team's instances): the check, the key and
+  // its record commit together, one process at a time.
+  await gateway.store.tx(async (trx) => {
+    await gateway.store.lock(trx, OWNER_KEY_META);
+    if (await trx.selectFrom('meta').select('value').where('key', '=', OWNER_KEY_META).executeTakeFirst()) return;
+    const key = await gateway.keys.createIn(trx, { access: 'balance', balanceNano: OWNER_STARTER_CREDIT_NANO, label: 'studio (owner)' });
+    await trx.insertInto('meta').values({ key: OWNER_KEY_META, value: key.id }).execute();
+  });
   return ensureOwner(gateway);
 }
 

@@ -130,7 +130,7 @@ export async function createStudio(gateway: Gateway, options: StudioOptions): Pr
     if (video) {
       const row = await gateway.videoTasks.get(video[1]!);
       if (!row || row.account_id !== owner.accountId || row.status !== 'completed' || !row.output_path) return null;
-      return row.output_path.startsWith(join(gateway.dataDir, 'videos')) ? { path: row.output_path, bytes: row.output_bytes, type: 'video/mp4' } : null;
+      return row.output_path.startsWith(join(gateway.filesDir, 'videos')) ? { path: row.output_path, bytes: row.output_bytes, type: 'video/mp4' } : null;
     }
     return null;
   }
