@@ -163,10 +163,11 @@ export class VideoTaskStore {
     // The size is what the content endpoint checks the file against before serving it. A file
     // that cannot be read here fails this step, which the scheduler retries.
     const outputBytes = output.kind === 'file' ? (await stat(output.path)).size : null;
-    const outcome = await this.store.tx(async (trx): Promise<'completed' | 'already completed' | 'ended otherwise'> => {
+    type Outcome = { end: 'completed'; row: VideoTaskRow; charged: number } | { end: 'already completed' | 'ended otherwise' };
+    const outcome = await this.store.tx(async (trx): Promise<Outcome> => {
       await this.lockTask(trx, id);
       const row = await this.get(id, trx);
-      if (!row || !(ACTIVE_STATUSES as readonly string[]).includes(row.status)) return row?.status === 'completed' ? 'already completed' : 'ended otherwise';
+      if (!row || !(ACTIVE_STATUSES as readonly string[]).includes(row.status)) return { end: row?.status === 'completed' ? 'already completed' : 'ended otherwise' };
       const held = row.hold_id ? await trx.selectFrom('holds').select('amount_nano').where('id', '=', row.hold_id).executeTakeFirst() : undefined;
       const charged = row.hold_id ? ((await this.billing.consumeIn(trx, row.hold_id, held?.amount_nano ?? 0)) ?? 0) : 0;
       const now = this.clock.now();
@@ -184,12 +185,13 @@ export class VideoTaskStore {
         })
         .where('id', '=', id)
         .execute();
-      this.onCharged(row, charged);
-      return 'completed';
+      return { end: 'completed', row, charged };
     });
+    // After the commit: a transaction run again (a PostgreSQL deadlock) must not count usage twice.
+    if (outcome.end === 'completed') this.onCharged(outcome.row, outcome.charged);
     // Cancelled, failed or timed out while its video was being downloaded or rendered.
-    if (outcome === 'ended otherwise' && output.kind === 'file') await this.files.removeOutput(id);
-    return outcome === 'completed';
+    if (outcome.end === 'ended otherwise' && output.kind === 'file') await this.files.removeOutput(id);
+    return outcome.end === 'completed';
   }
 
   /**
