@@ -1,6 +1,7 @@
 // Kysely's PostgreSQL dialect over our pool, with two changes: a query that fails because the
-// server went away raises DatabaseUnreachable (one meaning for every code path), and schema
-// statements written for both dialects get PostgreSQL's types (pg-schema-types.ts).
+// server went away raises DatabaseUnreachable (one meaning for every code path), and a NUL in a
+// text value (which SQLite stores and PostgreSQL's text refuses) is stored as U+FFFD, so that a
+// prompt or a model name carrying one is not a 500, nor a log batch that can never be written.
 import { PostgresDialect, type CompiledQuery, type DatabaseConnection, type Dialect, type Driver, type QueryResult, type TransactionSettings } from 'kysely';
 import type pg from 'pg';
 import { DatabaseUnreachable, isConnectionLoss } from './pg-connection.js';
@@ -13,6 +14,12 @@ export function postgresDialect(pool: pg.Pool): Dialect {
     createIntrospector: (db) => base.createIntrospector(db),
     createDriver: () => new UnreachableMappingDriver(base.createDriver()),
   };
+}
+
+const withoutNul = (value: unknown): unknown => (typeof value === 'string' && value.includes('\u0000') ? value.replaceAll('\u0000', '\ufffd') : value);
+
+function storable(query: CompiledQuery): CompiledQuery {
+  return query.parameters.some((value) => typeof value === 'string' && value.includes('\u0000')) ? { ...query, parameters: query.parameters.map(withoutNul) } : query;
 }
 
 const unreachable = (error: unknown): unknown =>
@@ -41,7 +48,7 @@ class UnreachableMappingDriver implements Driver {
   async acquireConnection(): Promise<DatabaseConnection> {
     const connection = await mapped(() => this.inner.acquireConnection());
     const wrapper: DatabaseConnection = {
-      executeQuery: <R>(query: CompiledQuery): Promise<QueryResult<R>> => mapped(() => connection.executeQuery<R>(query)),
+      executeQuery: <R>(query: CompiledQuery): Promise<QueryResult<R>> => mapped(() => connection.executeQuery<R>(storable(query))),
       streamQuery: <R>(query: CompiledQuery, chunkSize?: number) => connection.streamQuery<R>(query, chunkSize),
     };
     this.wrapped.set(wrapper, connection);
