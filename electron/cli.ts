@@ -9,7 +9,7 @@ import { UsageError } from './cli/args.js';
 import { fileInDataDirPath, loadSettings, resolveDataDir } from './core/config.js';
 import { isGatewayError } from './core/errors.js';
 import { storageError } from './core/store/storage-errors.js';
-import { parseDatabaseUrl } from './core/store/pg-connection.js';
+import { parseDatabaseUrl } from './core/store/database-url.js';
 import { createGateway, type Gateway } from './core/gateway.js';
 
 const HELP = `mgw: the Media Gateway Studio command line

@@ -4,7 +4,7 @@
 // pg-schema-types.ts; the few statements that differ (triggers, SQLite's table rebuilds) branch
 // on onPostgres().
 import { PostgresAdapter, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
-import { CHANGE_CHANNEL } from './pg-change-feed.js';
+import { CHANGE_CHANNEL } from './change-channel.js';
 
 const onPostgres = (db: Kysely<unknown>): boolean => db.getExecutor().adapter instanceof PostgresAdapter;
 

@@ -5,8 +5,8 @@
 // While the listening connection is down, nothing can be heard: the counter then moves on every
 // read, and caches revalidate against the database each time until it is back.
 import pg from 'pg';
+import { CHANGE_CHANNEL } from './change-channel.js';
 
-export const CHANGE_CHANNEL = 'mgw_change';
 const RETRY_MAX_MS = 2_000;
 
 export class PgChangeFeed {

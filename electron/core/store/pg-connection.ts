@@ -1,35 +1,13 @@
-// The PostgreSQL side of the store: the URL check, the pool and what its errors mean. A server
+// The PostgreSQL side of the store: the pool and what its errors mean. A server
 // that cannot be reached, refuses the credentials or lacks rights is said in one line (the CLI's
 // exit 1); a server that goes away while serving makes every query fail with DatabaseUnreachable,
 // which the HTTP boundary turns into a 503 (storage-errors.ts); the pool reconnects by itself.
 import pg from 'pg';
-import { GatewayError } from '../errors.js';
 
 /** node-postgres returns int8 and numeric as strings; every such column here is a count, a time in ms or nano-USD within 2^53. */
 const INT8_OID = 20;
 const NUMERIC_OID = 1700;
 const asNumber = (value: string): number => Number(value);
-
-/** A malformed URL: the CLI's usage error (exit 2). Returns the URL as parsed. */
-export function parseDatabaseUrl(url: string): URL {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new GatewayError('invalid_request', `--database must be a URL such as postgres://USER:PASS@HOST:5432/DB (got ${JSON.stringify(redactUrl(url).slice(0, 200))}).`, 'database');
-  }
-  if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
-    throw new GatewayError('invalid_request', `--database must be a postgres:// URL (got a ${parsed.protocol.replace(/:$/, '')}: URL).`, 'database');
-  }
-  if (!parsed.hostname && !parsed.searchParams.get('host')) throw new GatewayError('invalid_request', '--database names no host (postgres://USER:PASS@HOST:5432/DB).', 'database');
-  if (parsed.pathname.length <= 1) throw new GatewayError('invalid_request', '--database names no database (postgres://USER:PASS@HOST:5432/DB).', 'database');
-  return parsed;
-}
-
-/** The URL without its password, for messages and logs. */
-export function redactUrl(url: string): string {
-  return url.replace(/(\/\/[^:/@]*:)[^@/]*@/, '$1***@');
-}
 
 /** Raised for any query while the server cannot be reached; storage-errors.ts makes it a 503. */
 export class DatabaseUnreachable extends Error {
