@@ -25,7 +25,7 @@ import { DataDirLock } from './store/data-dir-lock.js';
 import type { Store } from './store/database.js';
 import { openDatabase } from './store/open-database.js';
 import { SharedWindows } from './access/shared-windows.js';
-import { DatabaseSecretStore } from './secrets/sealed-secrets.js';
+import { checkSecretKey, DatabaseSecretStore } from './secrets/sealed-secrets.js';
 import { TeamInstance } from './team/team-instance.js';
 import { DEFAULT_LEASE_SECONDS } from './config.js';
 import { VideoFiles } from './videos/reference-store.js';
@@ -87,6 +87,9 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const clock = options.clock ?? systemClock;
   const dataDirLock = new DataDirLock(options.dataDir, options.claimWaitMs);
   const logger = options.logger ?? silentLogger;
+  const secretKey = process.env.MGW_SECRET_KEY || null;
+  // Before anything opens: a team instance with a key too short to seal with does not start.
+  if (options.databaseUrl && !options.secrets) checkSecretKey(secretKey);
   const store = await openDatabase(options.dataDir, options.databaseUrl);
   const team = store.dialect === 'postgres' ? new TeamInstance(store, logger, (options.leaseSeconds ?? DEFAULT_LEASE_SECONDS) * 1000) : null;
   const filesDir = options.filesDir ?? options.dataDir;
@@ -96,7 +99,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const usage = new UsageLedger(store, logger);
   const access = new AccessGate(limits, usage, clock, team ? new SharedWindows(store) : null);
   const keys = new KeyService(store, billing, clock);
-  const secrets = options.secrets ?? (team ? new DatabaseSecretStore(store, process.env.MGW_SECRET_KEY || null) : new FileSecretStore(options.dataDir));
+  const secrets = options.secrets ?? (team ? new DatabaseSecretStore(store, secretKey) : new FileSecretStore(options.dataDir));
   const providerConfigs = new ProviderConfigs(store, secrets, clock);
   await providerConfigs.init();
   const providers = new ProviderRegistry(providerConfigs, logger, options.upstreamTimeouts);

@@ -29,6 +29,10 @@ describe('mgw refuses a database it cannot use, in one line', () => {
     const env = await mgwAsync(['keys', 'list', '--data-dir', tempDir()], { MGW_DATABASE_URL: 'http://x/y' });
     expect(env.status).toBe(2);
     expect(env.stderr).toMatch(/^mgw: MGW_DATABASE_URL must be a postgres:\/\/ URL/);
+    // A sealing key too short to be safe stops the start before anything connects.
+    const short = await mgwAsync(['keys', 'list', '--database', admin, '--data-dir', tempDir()], { MGW_SECRET_KEY: 'short' });
+    expect(short.status).toBe(2);
+    expect(short.stderr).toBe('mgw: MGW_SECRET_KEY is 5 characters long; it must have at least 16 (openssl rand -base64 32 makes a good one).\n');
   });
 
   it('unreachable, wrong credentials, a missing database and missing rights: exit 1, one line, no stack', async () => {

@@ -66,6 +66,7 @@ describe('DatabaseSecretStore', () => {
     expect(() => store.delete()).toThrow(/deleteIn/);
     expect(store.canSeal).toBe(true);
     expect(new DatabaseSecretStore({} as Store, '').canSeal).toBe(false);
+    expect(() => new DatabaseSecretStore({} as Store, 'short-key')).toThrow('MGW_SECRET_KEY is 9 characters long; it must have at least 16 (openssl rand -base64 32 makes a good one).');
     expect(new DatabaseSecretStore({} as Store, null).canSeal).toBe(false);
   });
 });

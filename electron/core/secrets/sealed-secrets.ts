@@ -68,6 +68,16 @@ interface Cached {
  * use and whenever the `secrets` table may have changed (ChangeWatch on the store). The
  * interface's `set` and `delete` throw: a team write is part of a transaction (setIn, deleteIn).
  */
+/** What MGW_SECRET_KEY must at least be long. */
+export const MIN_SECRET_KEY_LENGTH = 16;
+
+/** A short MGW_SECRET_KEY could be guessed: refused at start, before anything is sealed with it. */
+export function checkSecretKey(secretKey: string | null): void {
+  if (secretKey && secretKey.length < MIN_SECRET_KEY_LENGTH) {
+    throw new GatewayError('invalid_request', `MGW_SECRET_KEY is ${secretKey.length} characters long; it must have at least ${MIN_SECRET_KEY_LENGTH} (openssl rand -base64 32 makes a good one).`);
+  }
+}
+
 export class DatabaseSecretStore implements SecretStore {
   private readonly key: Buffer | null;
   private cache = new Map<string, Cached>();
@@ -77,6 +87,7 @@ export class DatabaseSecretStore implements SecretStore {
     secretKey: string | null,
   ) {
     // An empty variable is an unset one: an empty key would seal with a key anyone can derive.
+    checkSecretKey(secretKey);
     this.key = secretKey ? sealingKey(secretKey) : null;
   }
 
