@@ -5,7 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VideoTask } from '../../shared/api-types.js';
 import { startOpenAIEmulator, type OpenAIEmulator } from '../emulators/index.js';
-import { USD } from '../helpers/gateway.js';
+import { mgwAsync } from '../helpers/cli.js';
+import { tempDir, USD } from '../helpers/gateway.js';
 import { postJson, request } from '../helpers/http.js';
 import { putEmulatedVideoModel, serveTeamVideo, startTeam, teamKey, type Team } from './team-kit.js';
 
@@ -162,6 +163,15 @@ describe('changes made elsewhere apply on every instance within a second', () =>
     } finally {
       await second.close();
     }
+  });
+});
+
+describe('a change by the CLI', () => {
+  it('mgw models remove --database: the model is gone from every instance within a second', async () => {
+    for (const url of urls()) expect((await request(`${url}/models/second-video`)).status).toBe(200);
+    const removed = await mgwAsync(['models', 'remove', 'second-video', '--database', team.url, '--data-dir', tempDir()]);
+    expect(removed.status, removed.stderr).toBe(0);
+    expect(await everywhereWithin(async (url) => (await request(`${url}/models/second-video`)).status === 404)).toBeLessThan(1_000);
   });
 });
 
