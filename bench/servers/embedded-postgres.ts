@@ -90,6 +90,15 @@ async function makeCopy(root: string, platformDir: string): Promise<void> {
   }
 }
 
+/** The superuser, the address and the limits both the test harness and the bench run with. */
+export const PG_USER = 'postgres';
+export const PG_HOST = '127.0.0.1';
+export const START_TIMEOUT_MS = 30_000;
+/** A server still shutting down after this long is killed. */
+export const STOP_TIMEOUT_MS = 20_000;
+/** The server's log kept in memory (its last part). */
+export const LOG_LIMIT = 256 * 1024;
+
 /** Servers not destroyed yet: data directory -> their server process, killed if this process exits first. */
 export const liveServers = new Map<string, () => ChildProcess | undefined>();
 let loaded: Promise<typeof EmbeddedPostgresType> | undefined;

@@ -14,7 +14,7 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import { freePort, liveServers, loadEmbeddedPostgres } from './embedded-postgres.js';
+import { freePort, liveServers, loadEmbeddedPostgres, LOG_LIMIT, PG_HOST, PG_USER, START_TIMEOUT_MS, STOP_TIMEOUT_MS } from './embedded-postgres.js';
 import pg from 'pg';
 
 export interface BenchPostgres {
@@ -28,11 +28,8 @@ export interface BenchPostgres {
   log(): string;
 }
 
-const USER = 'postgres';
-const HOST = '127.0.0.1';
-const START_TIMEOUT_MS = 30_000;
-const STOP_TIMEOUT_MS = 20_000;
-const LOG_LIMIT = 256 * 1024;
+const USER = PG_USER;
+const HOST = PG_HOST;
 
 const SERVER_SETTINGS = ['listen_addresses=127.0.0.1', 'unix_socket_directories=', 'synchronous_commit=off', 'max_connections=200'];
 

@@ -18,7 +18,7 @@ import { mkdtemp, chmod, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import { freePort, liveServers, loadEmbeddedPostgres } from '../../bench/servers/embedded-postgres.js';
+import { freePort, liveServers, loadEmbeddedPostgres, LOG_LIMIT, PG_HOST, PG_USER, START_TIMEOUT_MS, STOP_TIMEOUT_MS } from '../../bench/servers/embedded-postgres.js';
 import pg from 'pg';
 
 declare module 'vitest' {
@@ -46,12 +46,8 @@ export interface PgServer {
   log(): string;
 }
 
-const USER = 'postgres';
-const HOST = '127.0.0.1';
-const START_TIMEOUT_MS = 30_000;
-/** A server still shutting down after this long is killed. */
-const STOP_TIMEOUT_MS = 20_000;
-const LOG_LIMIT = 256 * 1024;
+const USER = PG_USER;
+const HOST = PG_HOST;
 
 const SERVER_SETTINGS = [
   // TCP on loopback only, and no Unix socket (its default place is /tmp, shared by every server).
