@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunc
 import { rateHeaders, REFUNDED_STATUSES, type AccessGate, type RateTicket } from '../core/access/access-gate.js';
 import { anonymousPrincipal } from '../core/access/anonymous.js';
 import type { Principal } from '../core/access/principal.js';
+import type { RateState } from '../core/access/rate-limiter.js';
 import type { KeyService } from '../core/access/key-service.js';
 import { GatewayError } from '../core/errors.js';
 
@@ -53,28 +54,18 @@ export function makeRateLimit(access: AccessGate, count: boolean) {
   return function rateLimit(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
     const principal = request.principal;
     if (!principal) return done();
-    try {
-      const counted = count ? access.admit(principal) : null;
-      // Team mode counts in the shared database (a promise); alone, in memory (at once).
-      if (counted instanceof Promise) {
-        counted.then((ticket) => {
-          request.rateTicket = ticket;
-          reply.headers(rateHeaders(ticket.state));
-          done();
-        }, done);
-        return;
-      }
-      if (counted) request.rateTicket = counted;
-      const state = counted ? counted.state : access.peek(principal);
-      if (state instanceof Promise) {
-        state.then((value) => {
-          reply.headers(rateHeaders(value));
-          done();
-        }, done);
-        return;
-      }
+    const apply = (ticket: RateTicket | null, state: RateState): void => {
+      if (ticket) request.rateTicket = ticket;
       reply.headers(rateHeaders(state));
       done();
+    };
+    try {
+      // Alone, the windows are counted in memory, at once; in team mode, in the shared database.
+      const counted = count ? access.admit(principal) : access.peek(principal);
+      if (counted instanceof Promise) {
+        counted.then((value) => ('countedAt' in value ? apply(value, value.state) : apply(null, value)), done);
+      } else if ('countedAt' in counted) apply(counted, counted.state);
+      else apply(null, counted);
     } catch (error) {
       done(error as Error);
     }
