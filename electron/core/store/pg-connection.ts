@@ -52,7 +52,11 @@ export function createPool(url: string): pg.Pool {
         oid === INT8_OID || oid === NUMERIC_OID ? asNumber : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
     },
   });
-  // An idle client whose server went away emits 'error'; unheard, it would end the process.
+  // A client whose server went away emits 'error'; unheard, it would end the process. The pool
+  // listens only while a client is idle: one checked out (a transaction between two queries, the
+  // server shutting down) needs its own listener. Its next query then fails, and that failure is
+  // what the caller sees, as DatabaseUnreachable.
   pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
 }
