@@ -7,6 +7,7 @@ import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startBackgroundWork } from '../../electron/core/gateway.js';
+import { VideoFiles } from '../../electron/core/videos/reference-store.js';
 import { UPSTREAM_CANCEL_RETRY_MS } from '../../electron/core/videos/video-task-store.js';
 import { USD, type TestGateway } from '../helpers/gateway.js';
 import { Gate } from '../helpers/hand-video-provider.js';
@@ -100,6 +101,28 @@ describe('an upstream down when its task is cancelled', () => {
     time.now += 60_000;
     await t.gateway.scheduler.tick();
     expect(s.stub.cancelled).toEqual([job]);
+  });
+});
+
+describe('a scan between a task ending and its cancel going out', () => {
+  it('sends no second cancel: the task counts as under way from before its end commits', async () => {
+    const { s, id, job } = await submitted();
+    // The end commits, then removes any output before the cancel is sent: a scan runs right there.
+    const removeOutput = VideoFiles.prototype.removeOutput;
+    const pendingThen: (number | null)[] = [];
+    const spy = vi.spyOn(VideoFiles.prototype, 'removeOutput').mockImplementation(async function (this: VideoFiles, taskId: string) {
+      pendingThen.push(await pendingUntil(id));
+      await t.gateway.scheduler.tick();
+      return removeOutput.call(this, taskId);
+    });
+    try {
+      await s.cancel(id);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(pendingThen).toEqual([time.now + UPSTREAM_CANCEL_RETRY_MS]);
+    expect([s.stub.cancelTries, s.stub.cancelled]).toEqual([[job], [job]]);
+    expect(await pendingUntil(id)).toBeNull();
   });
 });
 

@@ -22,6 +22,8 @@ export class UpstreamCancels {
    * them at shutdown: a pending cancel is on record, and the next start sends it again.
    */
   private readonly cancelling = new Set<string>();
+  /** Tasks being ended with a cancel to send (endThenCancel), by how many such ends are under way. */
+  private readonly ending = new Map<string, number>();
   /** Failed tries of a pending cancel, per task (a 429's wait, else backoff capped at a minute). */
   private readonly failures: FailureBackoff;
 
@@ -36,9 +38,23 @@ export class UpstreamCancels {
     this.failures = new FailureBackoff(intervalMs, 60_000);
   }
 
-  /** Cancels the job of a task whose end left its cancel pending. */
-  cancel(row: VideoTaskRow, upstreamId: string): Promise<void> {
-    return this.guarded(row.id, () => this.send(row, upstreamId, true));
+  /**
+   * Ends a task with `end`, which writes its upstream cancel as pending and returns the task as it
+   * was (null: it had ended already), then cancels that job. Scans leave the task alone from
+   * before the end commits: one in between would otherwise send a second cancel.
+   */
+  async endThenCancel(taskId: string, end: () => Promise<VideoTaskRow | null>, ended: (row: VideoTaskRow) => void): Promise<VideoTaskRow | null> {
+    this.ending.set(taskId, (this.ending.get(taskId) ?? 0) + 1);
+    try {
+      const row = await end();
+      if (row) ended(row);
+      if (row?.upstream_id) await this.guarded(row.id, () => this.send(row, row.upstream_id!, true));
+      return row;
+    } finally {
+      const left = this.ending.get(taskId)! - 1;
+      if (left) this.ending.set(taskId, left);
+      else this.ending.delete(taskId);
+    }
   }
 
   /** Cancels a job that is on no task's record (a surplus one), once, best effort. */
@@ -50,7 +66,7 @@ export class UpstreamCancels {
   async retryDue(): Promise<Promise<void>[]> {
     const room = CANCELS_AT_ONCE - this.cancelling.size;
     if (room <= 0) return [];
-    const due = (await this.tasks.cancelsDue(this.clock.now(), CANCELS_AT_ONCE + this.cancelling.size)).filter((row) => !this.cancelling.has(row.id));
+    const due = (await this.tasks.cancelsDue(this.clock.now(), CANCELS_AT_ONCE + this.cancelling.size)).filter((row) => !this.cancelling.has(row.id) && !this.ending.has(row.id));
     return due.slice(0, room).map((row) => this.guarded(row.id, () => this.retry(row)));
   }
 

@@ -186,30 +186,37 @@ export class VideoScheduler {
   }
 
   /**
-   * A task has just ended (`row` as returned by fail(), or with the job its submission took):
-   * listeners hear, and its upstream job, if it has one, is cancelled. The row carries a pending
-   * cancel (written with the end), so one that fails here, or never runs because the process
-   * stopped, is tried again by later scans (see upstream-cancels.ts).
+   * Ends an active task with its upstream job cancelled. The end writes the cancel as pending, so
+   * one that fails, or never runs because the process stopped, is tried again by later scans (see
+   * upstream-cancels.ts). Returns the task as it was, or null when it had already ended.
    */
-  async cancelUpstream(row: VideoTaskRow): Promise<void> {
-    this.ended(row.id);
-    if (row.upstream_id) await this.cancels.cancel(row, row.upstream_id);
+  endWithCancel(id: string, status: 'failed' | 'timeout', code: string, message: string): Promise<VideoTaskRow | null> {
+    return this.cancels.endThenCancel(id, () => this.tasks.fail(id, status, code, message, true), (row) => this.ended(row.id));
   }
 
-  /** After a submission: a job the task will not follow is cancelled upstream. */
-  async jobTaken(row: VideoTaskRow, upstreamId: string, outcome: 'recorded' | 'ended' | 'surplus'): Promise<void> {
-    if (outcome === 'ended') await this.cancelUpstream({ ...row, upstream_id: upstreamId });
-    // A second job for a task that follows another: cancelled once, best effort (it is on no row).
-    else if (outcome === 'surplus') await this.cancels.cancelOnce(row, upstreamId);
+  /**
+   * Records the job a submission took (`replacing` the one on record). A job the task will not
+   * follow is cancelled upstream: the task ended while the provider was taking it, or it follows
+   * another job already (a second one, on no row: cancelled once, best effort).
+   */
+  async recordJob(row: VideoTaskRow, upstreamId: string, replacing: string | null): Promise<void> {
+    let outcome = 'recorded' as 'recorded' | 'ended' | 'surplus';
+    await this.cancels.endThenCancel(
+      row.id,
+      async () => {
+        outcome = await this.tasks.setUpstream(row.id, upstreamId, replacing);
+        return outcome === 'ended' ? { ...row, upstream_id: upstreamId } : null;
+      },
+      (ended) => this.ended(ended.id),
+    );
+    if (outcome === 'surplus') await this.cancels.cancelOnce(row, upstreamId);
   }
 
   private async process(row: VideoTaskRow): Promise<void> {
     const now = this.clock.now();
     if (now >= row.deadline_at) {
-      const ended = await this.tasks.fail(row.id, 'timeout', 'timeout', `The task did not finish within its time limit.`, true);
-      if (ended) {
+      if (await this.endWithCancel(row.id, 'timeout', 'timeout', `The task did not finish within its time limit.`)) {
         this.logger.warn({ taskId: row.id }, 'video task timed out');
-        await this.cancelUpstream(ended);
       }
       return;
     }
@@ -245,11 +252,12 @@ export class VideoScheduler {
       }
       const ending = this.repeatedAnswers.count(row.id, error);
       if (ending) {
-        const ended = await this.tasks.fail(row.id, 'failed', ending.code, ending.message, ending.cancelUpstream);
+        const ended = ending.cancelUpstream
+          ? await this.endWithCancel(row.id, 'failed', ending.code, ending.message)
+          : await this.tasks.fail(row.id, 'failed', ending.code, ending.message);
         if (ended) {
           this.logger.warn({ taskId: row.id, code: ending.code }, 'video task failed: the upstream kept answering so');
-          if (ending.cancelUpstream) await this.cancelUpstream(ended);
-          else this.ended(row.id);
+          if (!ending.cancelUpstream) this.ended(row.id);
         }
         return;
       }
@@ -299,14 +307,14 @@ export class VideoScheduler {
     // A write that fails here is the gateway's trouble, not the task's: it rests and is submitted again.
     // Cancelled (or timed out) while the provider was taking it, or already following the job of
     // a creation that was slow to answer: the job it took is cancelled.
-    await this.jobTaken(row, upstreamId, await this.tasks.setUpstream(job.taskId, upstreamId, row.upstream_id));
+    await this.recordJob(row, upstreamId, row.upstream_id);
   }
 
   private emit(taskId: string): void {
     for (const listener of this.listeners) listener(taskId);
   }
 
-  /** A task has ended (here, or by a cancel through cancelUpstream): its counters go, listeners hear. */
+  /** A task has ended (here, or by a cancel through endWithCancel): its counters go, listeners hear. */
   private ended(taskId: string): void {
     this.pollFailures.forget(taskId);
     this.repeatedAnswers.forget(taskId);

@@ -180,7 +180,7 @@ export class VideoService {
       const { row, upstreamId } = submitted;
       try {
         // Cancelled while the provider was taking it, or resubmitted meanwhile: a job it will not follow is cancelled.
-        await this.scheduler.jobTaken(row, upstreamId, await this.tasks.setUpstream(taskId, upstreamId, null));
+        await this.scheduler.recordJob(row, upstreamId, null);
       } catch (error) {
         // The task and its hold are committed and the provider took the job; only its upstream id
         // is not on record. The task stands (answering an error here would invite a retry that
@@ -275,8 +275,7 @@ export class VideoService {
     const row = await this.tasks.getOwned(principal, id);
     if ((ACTIVE_STATUSES as readonly string[]).includes(row.status)) {
       // The job to cancel is the one on record when the task ended (it may have been taken since `row` was read).
-      const ended = await this.tasks.fail(id, 'failed', 'cancelled', 'The task was cancelled by its owner.', true);
-      if (ended) await this.scheduler.cancelUpstream(ended);
+      await this.scheduler.endWithCancel(id, 'failed', 'cancelled', 'The task was cancelled by its owner.');
     }
     // Read again through the owner check: a creation refused meanwhile has left no task (404).
     return toVideoTask(await this.tasks.getOwned(principal, id), contentUrl);

@@ -21,8 +21,6 @@ export const ACTIVE_STATUSES = ['queued', 'in_progress'] as const;
 /** How long an ended task's upstream cancel is retried (an upstream down, a restart) before it is given up. */
 export const UPSTREAM_CANCEL_RETRY_MS = 60 * 60 * 1000;
 
-/** The columns that leave a pending upstream cancel on an ended task, due at once. */
-const cancelPending = (now: number) => ({ upstream_cancel_until: now + UPSTREAM_CANCEL_RETRY_MS, next_poll_at: now });
 
 export interface ListOptions {
   limit: number;
@@ -125,7 +123,7 @@ export class VideoTaskStore {
       const active = (ACTIVE_STATUSES as readonly string[]).includes(row.status);
       await trx
         .updateTable('video_tasks')
-        .set(active ? { upstream_id: upstreamId, updated_at: now, next_poll_at: 0 } : { upstream_id: upstreamId, ...cancelPending(now) })
+        .set(active ? { upstream_id: upstreamId, updated_at: now, next_poll_at: 0 } : { upstream_id: upstreamId, ...this.cancelPending(now) })
         .where('id', '=', id)
         .execute();
       return active ? 'recorded' : 'ended';
@@ -215,7 +213,7 @@ export class VideoTaskStore {
           error_message: message,
           updated_at: now,
           completed_at: now,
-          ...(cancelUpstream && row.upstream_id ? cancelPending(now) : {}),
+          ...(cancelUpstream && row.upstream_id ? this.cancelPending(now) : {}),
         })
         .where('id', '=', id)
         .execute();
@@ -223,6 +221,16 @@ export class VideoTaskStore {
     });
     if (ended) await this.files.removeOutput(id);
     return ended;
+  }
+
+  /**
+   * The columns that leave a pending upstream cancel on an ended task, due at once (for the next
+   * start, should this process stop before sending it). In team mode the task stays leased to
+   * this instance, which sends the cancel now: another instance takes it only if this one dies.
+   */
+  private cancelPending(now: number) {
+    const leased = this.lease ? { lease_owner: this.lease.owner, lease_until: this.lease.until() } : {};
+    return { upstream_cancel_until: now + UPSTREAM_CANCEL_RETRY_MS, next_poll_at: now, ...leased };
   }
 
   /**
