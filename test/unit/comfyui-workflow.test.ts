@@ -191,6 +191,14 @@ describe('filling per request', () => {
     expect(seeds.size).toBeGreaterThan(1);
   });
 
+  it('fills {{ prompt }} with spaces inside its braces like {{prompt}}: the check accepts it, so the engine never gets it as text', () => {
+    const workflow = ownerWorkflow('SaveImage', {}, 'masterpiece, {{ prompt }}');
+    expect(() => checkWorkflow(workflow, generationRecord)).not.toThrow();
+    const filled = fillWorkflow({ ...workflow, l: { class_type: 'X', inputs: { w: '{{ width }}' } } } as Workflow, { prompt: 'a fox', width: 640, height: 448, images: [], imageParam: 'image' }) as Record<string, Node>;
+    expect(filled['2']!.inputs.text).toBe('masterpiece, a fox');
+    expect(filled.l!.inputs.w).toBe(640);
+  });
+
   it('fills a video\u2019s {{seconds}}, {{fps}} and {{frames}} = seconds x fps', () => {
     const workflow = ownerWorkflow('SaveVideo', { f: { class_type: 'X', inputs: { s: '{{seconds}}', fps: '{{fps}}', length: '{{frames}}' } } });
     const filled = fillWorkflow(workflow, { prompt: 'p', width: 512, height: 512, images: [], video: { seconds: 3, fps: 16 }, imageParam: 'input_reference' }) as Record<string, Node>;

@@ -112,6 +112,13 @@ describe('the check when a model is put', () => {
     expect(() => checkTemplate(DEFAULT_IMAGE_TEMPLATE, record({ image_generation: true, image_edit: true, max_reference_images: 3 }))).not.toThrow();
   });
 
+  it('takes an image placeholder with spaces inside its braces as the whole value, and fills it as the API takes it', () => {
+    const spaced = parts({ inlineData: '{{ image_1 }}' }, { inlineData: '{{image_2 }}' });
+    expect(() => checkTemplate(spaced, image)).not.toThrow();
+    const body = fillBody(spaced, request({ images: [{ mime: 'image/png', bytes: png }] }));
+    expect(body.contents).toEqual([{ parts: [{ text: 'a red kite' }, { inlineData: { mimeType: 'image/png', data: png.toString('base64') } }] }]);
+  });
+
   it.each([
     ['not an object', [], /JSON object/],
     ['no contents on an image model', { prompt: '{{prompt}}' }, /generateContent body/],

@@ -13,6 +13,16 @@ describe('fillTemplate', () => {
     expect(filled).toEqual({ w: 1280, text: 'a fox, at 1280x720', list: ['ref.png', 2, null, true], nested: { seed: 7 } });
   });
 
+  it('fills a placeholder with spaces inside its braces as the check reads it, never leaving it as text', () => {
+    const template = { w: '{{ width }}', text: '{{ prompt }}, at {{width }}x{{\theight}}', seed: '{{seed  }}' };
+    const used = checkPlaceholders(template, WORKFLOW_PLACEHOLDERS, 'workflow');
+    const filled = fillTemplate(template, { width: 1280, height: 720, prompt: 'a fox', seed: 7 });
+    expect(filled).toEqual({ w: 1280, text: 'a fox, at 1280x720', seed: 7 });
+    // Every name the check accepted was filled: nothing that looks like a placeholder is left.
+    expect(used.sort()).toEqual(['height', 'prompt', 'seed', 'width']);
+    expect(placeholdersIn(filled)).toEqual([]);
+  });
+
   it('leaves the template as it was', () => {
     const template = { a: '{{prompt}}' };
     fillTemplate(template, { prompt: 'x' });

@@ -14,7 +14,7 @@
 //   generations and its edits, and text-to-video and image-to-video alike.
 import type { ModelRecord } from '../../../../shared/api-types.js';
 import { invalid } from '../../errors.js';
-import { checkPlaceholders, fillTemplate, IMAGE_PLACEHOLDERS, placeholdersIn, TEMPLATE_PLACEHOLDERS, type JsonValue, type PlaceholderValues, type Workflow } from '../templates/placeholders.js';
+import { checkPlaceholders, fillTemplate, IMAGE_PLACEHOLDERS, placeholdersIn, TEMPLATE_PLACEHOLDERS, wholePlaceholder, type JsonValue, type PlaceholderValues, type Workflow } from '../templates/placeholders.js';
 import { referencesAllowed, referencesUsed } from '../templates/template-check.js';
 
 const PARAM = 'template';
@@ -181,7 +181,8 @@ function checkImageFields(template: JsonValue, video: boolean): void {
   const visit = (value: JsonValue, key: string): void => {
     if (typeof value === 'string') {
       const images = placeholdersIn(value).filter((name) => (IMAGE_PLACEHOLDERS as readonly string[]).includes(name));
-      if (images.length > 0 && (!allowed.includes(key) || value !== `{{${images[0]}}}`)) {
+      // Compared by name, as the fill reads it: `{{ image_1 }}` stands whole like `{{image_1}}`.
+      if (images.length > 0 && (!allowed.includes(key) || wholePlaceholder(value) !== images[0])) {
         throw invalid(`{{${images[0]}}} must be the whole value of ${where}: the gateway puts the image there as the Gemini API takes it.`, PARAM);
       }
     } else if (Array.isArray(value)) value.forEach((item) => visit(item, key));

@@ -1,6 +1,8 @@
 // Placeholders in an owner's workflow or request template: `{{name}}` string values filled per
 // request. A string that is exactly one placeholder becomes the typed value (a number for sizes,
-// seeds and durations); a placeholder inside a longer string is replaced as text.
+// seeds and durations); a placeholder inside a longer string is replaced as text. Spaces inside
+// the braces are allowed (`{{ prompt }}` is `{{prompt}}`): the check reads names with them
+// trimmed, so the fill must too, or a checked placeholder would reach the engine as text.
 import { invalid } from '../../errors.js';
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
@@ -15,9 +17,11 @@ export const TEMPLATE_PLACEHOLDERS = ['prompt', 'width', 'height', 'seed', ...IM
 
 export type PlaceholderValues = Partial<Record<string, string | number>>;
 
-const EXACT = /^\{\{([a-z0-9_]+)\}\}$/;
-const INSIDE = /\{\{([a-z0-9_]+)\}\}/g;
-/** Anything that looks like a placeholder, to catch typos ({{Prompt}}, {{ prompt }}). */
+// The spaces EXACT and INSIDE skip are the ones LOOSE trims (\s), so every name the check
+// accepts is one the fill replaces.
+const EXACT = /^\{\{\s*([a-z0-9_]+)\s*\}\}$/;
+const INSIDE = /\{\{\s*([a-z0-9_]+)\s*\}\}/g;
+/** Anything that looks like a placeholder, to catch typos ({{Prompt}}, {{ promt }}). */
 const LOOSE = /\{\{\s*([^{}]*?)\s*\}\}/g;
 
 /** The placeholder names a template uses (each once), in the order met. */
@@ -27,6 +31,11 @@ export function placeholdersIn(template: JsonValue): string[] {
     for (const match of text.matchAll(LOOSE)) found.add(match[1]!);
   });
   return [...found];
+}
+
+/** The name when `text` is exactly one placeholder (`{{image_1}}`, `{{ image_1 }}`), else null. */
+export function wholePlaceholder(text: string): string | null {
+  return EXACT.exec(text)?.[1] ?? null;
 }
 
 /**
@@ -59,8 +68,8 @@ function fill(value: JsonValue, values: PlaceholderValues): JsonValue {
 }
 
 function fillString(text: string, values: PlaceholderValues): JsonValue {
-  const exact = EXACT.exec(text);
-  if (exact) return valueOf(exact[1]!, values);
+  const exact = wholePlaceholder(text);
+  if (exact !== null) return valueOf(exact, values);
   return text.replace(INSIDE, (_, name: string) => String(valueOf(name, values)));
 }
 
