@@ -1,6 +1,7 @@
 // Which failures send a request on to the next route. Only those that came before the upstream
 // did any work that could cost money: it could not be reached (or called at all), it timed out
-// connecting, it answered 429 or 5xx, or it refused the gateway's account (credentials, credit).
+// connecting, it answered 429 or 5xx, or it refused the gateway's account (credentials, credit),
+// whichever adapter read the answer (each maps its upstream's errors again, keeping the status).
 // A 4xx about the request itself would be refused by the next route too, and a timeout after the
 // request went out, a broken answer, or a job the upstream accepted may all have been paid for.
 import { GatewayError } from '../errors.js';
@@ -15,6 +16,10 @@ export function failoverReason(error: unknown): string | null {
   if (status >= 500) return `unavailable (${status})`;
   if (status === 401 || status === 403) return `refused the gateway's credentials (${status})`;
   if (status === 402) return 'out of credit (402)';
+  // An adapter that reads the answer as the provider's own unavailability (a route its server
+  // does not serve, an account out of credits, a project its region refuses): nothing ran.
+  if (error.code === 'upstream_unavailable') return `unavailable (${status})`;
+  if (error.code === 'upstream_rate_limited') return `rate limited (${status})`;
   return null;
 }
 

@@ -12,7 +12,7 @@
 //   Both: a request FastAPI cannot validate is 422 {detail: [{loc, msg, type}, ...]}, and a
 //   route that does not exist (the engine started without --api) is 404 {detail: 'Not Found'}.
 import { GatewayError } from '../../errors.js';
-import { errorForStatus, UpstreamStatusError } from '../upstream/upstream-errors.js';
+import { errorForStatus, remapped, UpstreamStatusError } from '../upstream/upstream-errors.js';
 import { isObject } from './a1111-mapping.js';
 
 const ENGINE = 'The AUTOMATIC1111/Forge engine';
@@ -65,7 +65,7 @@ export function a1111Error(status: number, text: string, sent: SentSettings = {}
  * clients); anything else (no answer, a broken body) passes as it is.
  */
 export function fromUpstream(error: unknown, sent: SentSettings = {}): unknown {
-  return error instanceof UpstreamStatusError ? a1111Error(error.upstreamStatus, error.upstreamBody, sent) : error;
+  return error instanceof UpstreamStatusError ? remapped(error, a1111Error(error.upstreamStatus, error.upstreamBody, sent)) : error;
 }
 
 /** 400, 404 and 422 with a detail: the request itself was refused. */

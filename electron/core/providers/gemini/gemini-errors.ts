@@ -7,7 +7,7 @@
 // a known reason, and the names of fields the gateway itself sent are all that is said.
 import { GatewayError } from '../../errors.js';
 import type { JsonValue } from '../templates/placeholders.js';
-import { errorForStatus, retryAfterSeconds, UpstreamStatusError } from '../upstream/upstream-errors.js';
+import { errorForStatus, retryAfterSeconds, remapped, UpstreamStatusError } from '../upstream/upstream-errors.js';
 import { isJsonObject } from './gemini-templates.js';
 
 export const GEMINI = 'The Gemini API';
@@ -78,7 +78,7 @@ export type CallKind = 'image' | 'video' | 'poll' | 'check';
  */
 export function geminiError(error: unknown, call: CallKind, sent?: JsonValue): unknown {
   if (!(error instanceof UpstreamStatusError)) return error;
-  return mapped(error.upstreamStatus, googleErrorOf(error.upstreamBody), call, sent, error.headers['retry-after'] ?? null);
+  return remapped(error, mapped(error.upstreamStatus, googleErrorOf(error.upstreamBody), call, sent, error.headers['retry-after'] ?? null));
 }
 
 function mapped(status: number, google: GoogleError | null, call: CallKind, sent: JsonValue | undefined, retryAfter: string | null): GatewayError {

@@ -5,7 +5,7 @@
 // throttled..."} and Retry-After. Their words never reach a client: a refused input is named by
 // the key of the input the gateway sent, never by anything the body says about it.
 import { GatewayError } from '../../errors.js';
-import { UpstreamStatusError } from '../upstream/upstream-errors.js';
+import { remapped, UpstreamStatusError } from '../upstream/upstream-errors.js';
 import { isObject, REPLICATE } from './replicate-mapping.js';
 
 export interface InvalidField {
@@ -54,6 +54,11 @@ export type CallKind = 'create' | 'poll' | 'upload';
  */
 export function replicateError(error: unknown, call: CallKind, sentInput: Record<string, unknown> = {}): unknown {
   if (!(error instanceof UpstreamStatusError)) return error;
+  const mapped = mappedAgain(error, call, sentInput);
+  return mapped === error ? error : remapped(error, mapped);
+}
+
+function mappedAgain(error: UpstreamStatusError, call: CallKind, sentInput: Record<string, unknown>): GatewayError {
   const status = error.upstreamStatus;
   if (status === 404 && call === 'create') {
     return new GatewayError('upstream_bad_request', `${REPLICATE} has no such model or version, or the provider key may not run it; the gateway\u2019s owner must check the model\u2019s upstream name.`);

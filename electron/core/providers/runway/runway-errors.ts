@@ -8,7 +8,7 @@
 // /errors/task-failures). Their words never reach a client: a refused input is named by the key
 // of the body the gateway sent, never by anything the answer says about it.
 import { GatewayError } from '../../errors.js';
-import { UpstreamStatusError } from '../upstream/upstream-errors.js';
+import { remapped, UpstreamStatusError } from '../upstream/upstream-errors.js';
 import { isObject, RUNWAY, RUNWAY_VERSION } from './runway-mapping.js';
 
 /** What a call was doing, for the words of a 404. */
@@ -69,6 +69,11 @@ function refusalOf(text: string): Refusal {
  */
 export function runwayError(error: unknown, call: CallKind, sent: Record<string, unknown> = {}, endpoint = ''): unknown {
   if (!(error instanceof UpstreamStatusError)) return error;
+  const mapped = mappedAgain(error, call, sent, endpoint);
+  return mapped === error ? error : remapped(error, mapped);
+}
+
+function mappedAgain(error: UpstreamStatusError, call: CallKind, sent: Record<string, unknown>, endpoint: string): GatewayError {
   const status = error.upstreamStatus;
   if (status === 404 && (call === 'create' || call === 'check')) {
     return new GatewayError('upstream_unavailable', `${RUNWAY} does not serve this route; the gateway\u2019s owner must check the provider\u2019s base URL (https://api.dev.runwayml.com).`);

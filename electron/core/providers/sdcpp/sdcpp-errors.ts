@@ -11,16 +11,17 @@ export const ENGINE = 'The stable-diffusion.cpp server';
 /**
  * A non-2xx answer of the engine, already in the gateway's words (code, message, param). What it
  * said stays on the side for the adapter (a poll tells an unknown job from an expired one by
- * status and sentence) and never reaches a client.
+ * status and sentence) and never reaches a client. An UpstreamStatusError, so that failover and
+ * the providers' health read its status like any upstream's.
  */
-export class SdcppStatusError extends GatewayError {
+export class SdcppStatusError extends UpstreamStatusError {
   constructor(
     mapped: GatewayError,
     readonly engineStatus: number,
     /** The engine's own `error` sentence, when it sent one (for the adapter and the log only). */
     readonly engineError: string | null,
   ) {
-    super(mapped.code, mapped.message, mapped.param, mapped.headers);
+    super(mapped, engineStatus, null);
   }
 }
 
@@ -87,7 +88,7 @@ function mapped(status: number, engineError: string | null, retryAfter: string |
  * Retry-After kept; anything else (no answer, a broken body) passes as it is.
  */
 export function fromUpstream(error: unknown): unknown {
-  if (!(error instanceof UpstreamStatusError)) return error;
+  if (!(error instanceof UpstreamStatusError) || error instanceof SdcppStatusError) return error;
   return sdcppError(error.upstreamStatus, engineErrorOf(error.upstreamBody), error.headers['retry-after'] ?? null);
 }
 

@@ -24,6 +24,14 @@ export class UpstreamStatusError extends GatewayError {
 }
 
 /**
+ * `error` said again in an adapter's own words (`mapped`), keeping what the upstream answered: the
+ * failover loop and the providers' health read its status, whichever adapter mapped it.
+ */
+export function remapped(error: UpstreamStatusError, mapped: GatewayError): UpstreamStatusError {
+  return new UpstreamStatusError(mapped, error.upstreamStatus, error.upstreamErrorType, error.upstreamBody);
+}
+
+/**
  * A provider that could do no work on the request: it could not be reached (refused, unknown
  * host, connect timeout), or the gateway cannot call it (not configured, no usable key). Nothing
  * was sent that could cost money, so another route may serve the request. `reason` says what
