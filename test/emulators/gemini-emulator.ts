@@ -8,7 +8,9 @@
 //   GET  /v1beta/files/{id}:download?alt=media            a finished video: 302 to storage
 // The key is the x-goog-api-key header (the SDK's) or the ?key= query; a wrong key is 400
 // API_KEY_INVALID, none 403 (gemini-errors.ts). Storage is a second server (another origin),
-// which takes no key and records whether one came. There is no cancel of an operation.
+// which takes no key and records whether one came. There is no cancel of an operation. A done
+// operation may name its file on another host (nameFilesAt), as Google's answers do to a client
+// that calls through a proxy.
 // Guesses (not in the SDK or docs): the file redirect and its storage URL; the emulator's
 // output sizes for 3 Pro Image at 2K/4K (twice/four times the 1K table).
 import type { IncomingMessage } from 'node:http';
@@ -45,6 +47,11 @@ export interface GeminiEmulator extends Emulator {
   nextOperationEnds(outcome: VeoOutcome): void;
   /** The operation's file is gone (expired): its download is a 404. */
   expireFile(operationName: string): void;
+  /**
+   * Done operations name their file's URI on this origin (null: the emulator's own), as Google's
+   * answers name generativelanguage.googleapis.com whatever address (a proxy) the client called.
+   */
+  nameFilesAt(origin: string | null): void;
 }
 
 export async function startGeminiEmulator(options: GeminiEmulatorOptions = {}): Promise<GeminiEmulator> {
@@ -57,6 +64,7 @@ export async function startGeminiEmulator(options: GeminiEmulatorOptions = {}): 
   let operationGate: Gate | null = null;
   let origin = '';
   let storageOrigin = '';
+  let fileOrigin: string | null = null;
 
   const modelOf = (id: string) => GEMINI_MODELS.find((m) => m.id === id);
 
@@ -86,7 +94,7 @@ export async function startGeminiEmulator(options: GeminiEmulatorOptions = {}): 
 
   function operation(name: string): Reply {
     const found = operations.get(name);
-    return found ? json(200, found.view(origin)) : googleError(404, `Operation ${name} not found.`);
+    return found ? json(200, found.view(fileOrigin ?? origin)) : googleError(404, `Operation ${name} not found.`);
   }
 
   function file(fileId: string): Reply {
@@ -164,6 +172,9 @@ export async function startGeminiEmulator(options: GeminiEmulatorOptions = {}): 
       const found = operations.get(name);
       if (!found) throw new Error(`no operation ${name}`);
       found.expired = true;
+    },
+    nameFilesAt: (at) => {
+      fileOrigin = at;
     },
     inject: (route: FaultRoute, fault: Fault) => (route === 'GET download' ? storage.faults.inject(route, fault) : api.faults.inject(route, fault)),
     clearFaults: () => {

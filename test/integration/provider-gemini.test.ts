@@ -256,6 +256,22 @@ describe('videos', () => {
     expect(range.status).toBe(206);
   });
 
+  it('the operation names its file on Google\u2019s host while the base URL is the emulator (a proxy): the file id is asked of the configured API, with the key, as the SDK does', async () => {
+    emu.nameFilesAt('https://generativelanguage.googleapis.com');
+    try {
+      const created = await createVideo('gem/veo-3');
+      const name = await operationOf(created.id);
+      expect(await ended(created.id)).toMatchObject({ status: 'completed' });
+      const fileId = emu.operations.get(name)!.fileId;
+      const fromApi = emu.requests.filter((r) => r.route === 'GET file' && r.path.includes(fileId));
+      expect(fromApi.map((r) => r.path)).toEqual([`/v1beta/files/${fileId}:download?alt=media`]);
+      expect(fromApi[0]!.headers['x-goog-api-key']).toBe(emu.apiKey);
+      expect((await sdk().videos.downloadContent(created.id)).headers.get('content-type')).toBe('video/mp4');
+    } finally {
+      emu.nameFilesAt(null);
+    }
+  });
+
   it('image-to-video at 1080p (a base URL with its /v1beta, a model named models/...): the reference as Veo\u2019s image', async () => {
     const reference = await toFile(await makeImage(1920, 1080, 'jpeg'), 'start.jpg', { type: 'image/jpeg' });
     const created = await createVideo('gemv/veo-3-fast', { input_reference: reference, seconds: '8', size: '1920x1080' });

@@ -1,10 +1,13 @@
 // A finished Veo video brought into the data dir. The operation names it by URI, a file of the
 // Gemini API ("https://generativelanguage.googleapis.com/v1beta/files/{id}:download?alt=media"),
 // which needs the key and redirects to storage (the docs fetch it with `curl -L` and the key
-// header; the SDK's downloader asks files/{id}:download?alt=media). The key goes only to the
-// API's own origin, and a redirect elsewhere drops it (the shared client). The file is kept for
-// days there; the gateway copies it at completion and serves it itself (upstream/video-file.ts:
-// streamed to `<output>.part`, checked to be an MP4, renamed into place).
+// header). As the official SDK does (js-genai: NodeDownloader with tFileName), only the file's id
+// is taken from the URI and the file asked of the configured API, {api}/files/{id}:download?alt=media,
+// with the key: the URI names Google's host even when the base URL is a proxy or a regional
+// address, and the key belongs with the API it was given for. A URI that names no file is fetched
+// as given, the key only to the API's own origin. A redirect elsewhere drops the key (the shared
+// client). The file is kept for days there; the gateway copies it at completion and serves it
+// itself (upstream/video-file.ts: streamed to `<output>.part`, checked to be an MP4, renamed into place).
 import { GatewayError, isGatewayError } from '../../errors.js';
 import type { UpstreamClient } from '../upstream/upstream-client.js';
 import { RepeatedFailureAnswer } from '../upstream/upstream-errors.js';
@@ -32,6 +35,38 @@ export function keyAllowed(url: string, api: string): boolean {
 }
 
 /**
+ * A file's id as the API defines it: up to 40 characters, lowercase letters, digits and dashes,
+ * neither first nor last a dash. Stricter than the SDK's first run of [a-z0-9] after "files/",
+ * so that a storage URL that happens to hold "/files/" (".../files/x.mp4") is not taken for one.
+ */
+const FILE_ID = '[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?';
+/** An absolute URI's path that names a file: ".../files/{id}" or ".../files/{id}:download". */
+const FILE_PATH = new RegExp(`/files/(${FILE_ID})(?::download)?$`);
+/** A file's resource name, "files/{id}", as the SDK also takes. */
+const FILE_NAME = new RegExp(`^files/(${FILE_ID})$`);
+
+/** Where the video is fetched, and whether the key goes with the request; null: not a URI the gateway fetches. */
+export function videoSource(uri: string, api: string): { url: string; withKey: boolean } | null {
+  const named = FILE_NAME.exec(uri);
+  if (named) return { url: fileDownloadUrl(named[1]!, api), withKey: true };
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return null;
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return null;
+  const file = FILE_PATH.exec(url.pathname);
+  if (file) return { url: fileDownloadUrl(file[1]!, api), withKey: true };
+  return { url: url.href, withKey: keyAllowed(url.href, api) };
+}
+
+/** The SDK's download call: GET {baseUrl}/{apiVersion}/files/{id}:download?alt=media (`api` is the first two). */
+function fileDownloadUrl(id: string, api: string): string {
+  return `${api}/files/${id}:download?alt=media`;
+}
+
+/**
  * Puts the video at `outputPath`. Resolves null when it is there, or why the task fails (what
  * came is not an MP4). A video that cannot be fetched throws a passing fault the scheduler
  * retries with backoff, and a run of them fails the task (RepeatedFailureAnswer).
@@ -48,15 +83,10 @@ export async function saveVideo(http: UpstreamClient, video: FinishedVideo, outp
 }
 
 async function open(http: UpstreamClient, uri: string, api: string, key: string | null): Promise<AsyncIterable<Buffer>> {
-  let url: URL;
-  try {
-    url = new URL(uri);
-  } catch {
-    throw unfetchable(null);
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw unfetchable(null);
-  const headers: Record<string, string> = key && keyAllowed(url.href, api) ? { 'x-goog-api-key': key } : {};
-  const { body } = await http.open({ method: 'GET', url: url.href, headers, followRedirects: MAX_REDIRECTS, timeoutMs: DOWNLOAD_TIMEOUT_MS }, MAX_VIDEO_BYTES);
+  const source = videoSource(uri, api);
+  if (source === null) throw unfetchable(null);
+  const headers: Record<string, string> = key && source.withKey ? { 'x-goog-api-key': key } : {};
+  const { body } = await http.open({ method: 'GET', url: source.url, headers, followRedirects: MAX_REDIRECTS, timeoutMs: DOWNLOAD_TIMEOUT_MS }, MAX_VIDEO_BYTES);
   return body;
 }
 
