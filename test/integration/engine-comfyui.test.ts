@@ -13,6 +13,7 @@ import { UpstreamClient } from '../../electron/core/providers/upstream/upstream-
 import { silentLogger } from '../../electron/core/logger.js';
 import { engineImageRecord } from '../../electron/core/providers/engine-records.js';
 import { startComfyUIEmulator, type ComfyUIEmulator } from '../emulators/comfyui-emulator.js';
+import { portraitWorkflow } from '../helpers/comfy-workflows.js';
 import { probeMp4 } from '../helpers/emulator-checks.js';
 import { startTestGateway, USD, type TestGateway } from '../helpers/gateway.js';
 import { decodeB64, makeImage } from '../helpers/images.js';
@@ -252,10 +253,39 @@ describe("an owner's workflow as a model", () => {
     const before = await balanceNano();
     const error = await refusal(t.client(key.token).images.edit({ model: 'comfy/owner-edit', prompt: 'x', image: files.slice(0, 2), size: '512x512' }));
     expect({ status: error.status, code: error.code, param: error.param, message: messageOf(error) }).toEqual({
-      status: 400, code: 'invalid_request', param: 'image', message: "This model's workflow takes 3 reference images; only 2 were sent.",
+      status: 400, code: 'invalid_request', param: 'image', message: "This model's workflow takes 3 reference images; only 2 were sent, so nothing fills {{image_3}}.",
     });
     expect(comfy.prompts.length).toBe(prompts);
     expect(await balanceNano()).toBe(before);
+  });
+
+  it("takes a discovered checkpoint's record as it is, for a workflow of either kind; a request its workflow cannot run is a 400 on image, before the engine", async () => {
+    const discoveredRecord = (await t.gateway.catalog.find(SD15))!.record;
+    const copy = (id: string): ModelRecord => ({ ...structuredClone(discoveredRecord), id });
+    await t.gateway.catalog.put({ record: copy('comfy/edit-copy'), providerId: 'comfy', upstreamModel: 'edit-copy', workflow: ownerEdit });
+    await t.gateway.catalog.put({ record: copy('comfy/t2i-copy'), providerId: 'comfy', upstreamModel: 't2i-copy', workflow: portraitWorkflow() });
+    const prompts = comfy.prompts.length;
+    const uploads = comfy.uploads.length;
+    const before = await balanceNano();
+
+    const generation = await refusal(t.client(key.token).images.generate({ model: 'comfy/edit-copy', prompt: 'x', size: '512x512' }));
+    expect({ status: generation.status, code: generation.code, param: generation.param, message: messageOf(generation) }).toEqual({
+      status: 400, code: 'invalid_request', param: 'image',
+      message: 'This model\'s workflow takes 3 reference images; none was sent, so nothing fills {{image_1}}, {{image_2}}, {{image_3}}: a generation carries no image; send them as "image" to /v1/images/edits.',
+    });
+    const file = await toFile(await makeImage(256, 256, 'png'), 'r.png', { type: 'image/png' });
+    const edit = await refusal(t.client(key.token).images.edit({ model: 'comfy/t2i-copy', prompt: 'x', image: file, size: '512x512' }));
+    expect({ status: edit.status, code: edit.code, param: edit.param, message: messageOf(edit) }).toEqual({
+      status: 400, code: 'invalid_request', param: 'image', message: "This model's workflow takes no reference image (it has no {{image_1}}); 1 was sent.",
+    });
+    expect({ prompts: comfy.prompts.length, uploads: comfy.uploads.length }).toEqual({ prompts, uploads });
+    expect(await balanceNano()).toBe(before);
+    expect(await activeHolds()).toBe(0);
+
+    // What each workflow can run, it runs.
+    const made = await t.client(key.token).images.generate({ model: 'comfy/t2i-copy', prompt: 'a portrait', size: '512x512' });
+    expect((await decodeB64(made.data![0]!.b64_json!)).format).toBe('png');
+    expect(promptNodes().prompt['6']!.inputs.text).toBe('a portrait, studio portrait');
   });
 });
 
@@ -411,6 +441,34 @@ describe('video workflows', () => {
     expect(row.status).toBe('failed');
     expect(row.error_message).toMatch(/^The engine produced a WebM video, not an MP4; change the workflow's output node to save MP4/);
     expect((await holdOf(row.hold_id!)).status).toBe('released');
+  });
+
+  it('a workflow and its record may differ on references; a request the workflow cannot run is a 400 on input_reference, and no task is left', async () => {
+    const withImages = (max: number): ModelRecord => {
+      const record = videoRecord('');
+      return { ...record, modalities: { ...record.modalities, input: ['text', 'image'] }, capabilities: { ...record.capabilities, max_reference_images: max } };
+    };
+    // An image-to-video workflow on a record that does not require a reference, and a text-to-video one on a record that allows three.
+    const i2v = videoWorkflow({ ...VIDEO_OUTPUTS.SaveVideo!, '11': { class_type: 'LoadImage', inputs: { image: '{{image_1}}' } } });
+    await t.gateway.catalog.put({ record: { ...withImages(1), id: 'comfy/video-i2v' }, providerId: 'comfy', upstreamModel: 'video-i2v', workflow: i2v });
+    await t.gateway.catalog.put({ record: { ...withImages(3), id: 'comfy/video-t2v' }, providerId: 'comfy', upstreamModel: 'video-t2v', workflow: videoWorkflow(VIDEO_OUTPUTS.SaveVideo!) });
+    const prompts = comfy.prompts.length;
+    const uploads = comfy.uploads.length;
+    const before = await balanceNano();
+    const tasks = (await t.client(key.token).videos.list()).data.length;
+
+    const none = await refusal(createVideo('comfy/video-i2v'));
+    expect({ status: none.status, code: none.code, param: none.param, message: messageOf(none) }).toEqual({
+      status: 400, code: 'invalid_request', param: 'input_reference', message: "This model's workflow takes 1 reference image; none was sent, so nothing fills {{image_1}}.",
+    });
+    const reference = await toFile(await makeImage(512, 512, 'png'), 'first.png', { type: 'image/png' });
+    const extra = await refusal(t.client(key.token).videos.create({ model: 'comfy/video-t2v' as never, prompt: 'waves', seconds: '2' as never, size: '512x512' as never, input_reference: reference }));
+    expect({ status: extra.status, code: extra.code, param: extra.param, message: messageOf(extra) }).toEqual({
+      status: 400, code: 'invalid_request', param: 'input_reference', message: "This model's workflow takes no reference image (it has no {{image_1}}); 1 was sent.",
+    });
+    expect({ prompts: comfy.prompts.length, uploads: comfy.uploads.length }).toEqual({ prompts, uploads });
+    expect(await balanceNano()).toBe(before);
+    expect((await t.client(key.token).videos.list()).data.length).toBe(tasks);
   });
 
   it('an execution error fails the task with a short message', async () => {

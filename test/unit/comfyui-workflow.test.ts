@@ -147,7 +147,7 @@ describe('checkWorkflow', () => {
     expect(refusal(() => checkWorkflow(ownerWorkflow('SaveVideo'), generationRecord)).message).toMatch(/image model/);
   });
 
-  it('an image model\u2019s references agree with its record', () => {
+  it('an image model\u2019s record must allow the references its workflow takes, and nothing more is asked of it', () => {
     const edit = (count: number) => {
       const extra: Record<string, Node> = {};
       for (let i = 1; i <= count; i++) extra[`l${i}`] = { class_type: 'LoadImage', inputs: { image: `{{image_${i}}}` } };
@@ -155,21 +155,36 @@ describe('checkWorkflow', () => {
     };
     expect(() => checkWorkflow(edit(2), editRecord(2))).not.toThrow();
     expect(() => checkWorkflow(edit(2), editRecord(3))).not.toThrow();
-    expect(refusal(() => checkWorkflow(edit(3), editRecord(2))).message).toMatch(/takes 3 reference images, but the record allows 2; set capabilities.max_reference_images to at least 3/);
-    expect(refusal(() => checkWorkflow(edit(1), generationRecord)).message).toMatch(/image_edit to true/);
-    expect(refusal(() => checkWorkflow(edit(1), record({ image_generation: true, image_edit: true, max_reference_images: 1 }))).message).toMatch(/image_generation to false/);
-    expect(refusal(() => checkWorkflow(ownerWorkflow(), editRecord(1))).message).toMatch(/reference images would be ignored/);
+    // The discovered record (generation and edits, 3 references) serves a workflow of either kind.
+    for (const workflow of [ownerWorkflow(), edit(1), edit(3)]) expect(() => checkWorkflow(workflow, discovered)).not.toThrow();
+    expect(() => checkWorkflow(edit(1), record({ image_generation: true, image_edit: true, max_reference_images: 1 }))).not.toThrow();
+    expect(() => checkWorkflow(ownerWorkflow(), editRecord(1))).not.toThrow();
+    expect(refusal(() => checkWorkflow(edit(3), editRecord(2))).message).toBe(
+      'The workflow takes 3 reference images ({{image_1}}..{{image_3}}), but the record allows 2; set capabilities.max_reference_images to at least 3.',
+    );
+    // An edit with no max allows 1 (the catalog's default).
+    expect(refusal(() => checkWorkflow(edit(2), record({ image_edit: true }))).message).toMatch(/allows 1; set capabilities.max_reference_images to at least 2/);
+    expect(refusal(() => checkWorkflow(edit(1), generationRecord)).message).toBe(
+      'The workflow takes 1 reference image ({{image_1}}), but the record allows none; set capabilities.image_edit to true and max_reference_images to at least 1.',
+    );
     const gap = ownerWorkflow('SaveImage', { l2: { class_type: 'LoadImage', inputs: { image: '{{image_2}}' } } });
     expect(refusal(() => checkWorkflow(gap, editRecord(2))).message).toMatch(/uses \{\{image_2\}\} but not \{\{image_1\}\}/);
     expect(refusal(() => checkWorkflow(ownerWorkflow('SaveImage', { f: { class_type: 'X', inputs: { n: '{{frames}}' } } }), generationRecord)).message).toMatch(/\{\{frames\}\}, which only video models fill/);
   });
 
-  it('a video model\u2019s references agree with its record', () => {
-    const i2v = ownerWorkflow('SaveVideo', { l1: { class_type: 'LoadImage', inputs: { image: '{{image_1}}' } }, f: { class_type: 'X', inputs: { length: '{{frames}}', fps: '{{fps}}' } } });
-    expect(() => checkWorkflow(i2v, videoRecord({ requires_reference_image: true, max_reference_images: 1 }))).not.toThrow();
-    expect(refusal(() => checkWorkflow(i2v, videoRecord({ max_reference_images: 1 }))).message).toMatch(/requires_reference_image to true/);
-    expect(refusal(() => checkWorkflow(i2v, videoRecord({ requires_reference_image: true }))).message).toMatch(/allows 0/);
-    expect(refusal(() => checkWorkflow(ownerWorkflow('SaveVideo'), videoRecord({ max_reference_images: 1 }))).message).toMatch(/would be ignored/);
+  it('a video model\u2019s record must allow the references its workflow takes, and nothing more is asked of it', () => {
+    const refs = (count: number) => Object.fromEntries(Array.from({ length: count }, (_, i) => [`l${i + 1}`, { class_type: 'LoadImage', inputs: { image: `{{image_${i + 1}}}` } }]));
+    const i2v = (count: number) => ownerWorkflow('SaveVideo', { ...refs(count), f: { class_type: 'X', inputs: { length: '{{frames}}', fps: '{{fps}}' } } });
+    expect(() => checkWorkflow(i2v(1), videoRecord({ requires_reference_image: true, max_reference_images: 1 }))).not.toThrow();
+    // A reference need not be required (a text-to-video request is refused per request), nor refused when the workflow loads none.
+    expect(() => checkWorkflow(i2v(1), videoRecord({ max_reference_images: 1 }))).not.toThrow();
+    expect(() => checkWorkflow(i2v(3), videoRecord({ max_reference_images: 3 }))).not.toThrow();
+    expect(() => checkWorkflow(ownerWorkflow('SaveVideo'), videoRecord({ max_reference_images: 1 }))).not.toThrow();
+    expect(() => checkWorkflow(ownerWorkflow('SaveVideo'), videoRecord({ requires_reference_image: true, max_reference_images: 3 }))).not.toThrow();
+    expect(refusal(() => checkWorkflow(i2v(1), videoRecord({ requires_reference_image: true }))).message).toBe(
+      'The workflow takes 1 reference image ({{image_1}}), but the record allows 0; set capabilities.max_reference_images to at least 1.',
+    );
+    expect(refusal(() => checkWorkflow(i2v(2), videoRecord({ max_reference_images: 1 }))).message).toMatch(/takes 2 reference images .* allows 1; set capabilities.max_reference_images to at least 2/);
   });
 });
 
@@ -205,12 +220,19 @@ describe('filling per request', () => {
     expect(filled.f!.inputs).toEqual({ s: 3, fps: 16, length: 48 });
   });
 
-  it('refuses a request with fewer (or more) references than the workflow takes, with a 400 on the image field', () => {
+  it('refuses a request with fewer (or more) references than the workflow takes, with a 400 on the image field naming what is missing', () => {
     const fewer = refusal(() => fillWorkflow(twoRefs, { prompt: 'p', width: 512, height: 512, images: ['a.png'], imageParam: 'image' }));
     expect({ code: fewer.code, status: fewer.status, param: fewer.param }).toEqual({ code: 'invalid_request', status: 400, param: 'image' });
-    expect(fewer.message).toBe("This model's workflow takes 2 reference images; only 1 was sent.");
+    expect(fewer.message).toBe("This model's workflow takes 2 reference images; only 1 was sent, so nothing fills {{image_2}}.");
+    expect(refusal(() => checkReferenceCount(twoRefs, 0, 'image', (missing) => `send ${missing}`)).message).toBe(
+      "This model's workflow takes 2 reference images; none was sent, so nothing fills {{image_1}}, {{image_2}}: send 2.",
+    );
     expect(refusal(() => checkReferenceCount(twoRefs, 3, 'image')).message).toBe("This model's workflow takes only 2 reference images; 3 were sent.");
-    expect(refusal(() => checkReferenceCount(ownerWorkflow(), 1, 'input_reference')).param).toBe('input_reference');
+    const ignored = refusal(() => checkReferenceCount(ownerWorkflow(), 1, 'input_reference'));
+    expect({ param: ignored.param, message: ignored.message }).toEqual({
+      param: 'input_reference',
+      message: "This model's workflow takes no reference image (it has no {{image_1}}); 1 was sent.",
+    });
   });
 });
 

@@ -19,7 +19,8 @@ export function parseWorkflowText(text: string): unknown {
 
 export function defaultWorkflowRecord(id: string, providerId: string, workflow: unknown, output: WorkflowOutput, created: number): ModelRecord {
   const used = typeof workflow === 'object' && workflow !== null ? placeholdersIn(workflow as JsonValue) : [];
-  const references = IMAGE_PLACEHOLDERS.filter((name) => used.includes(name)).length;
+  // The highest {{image_N}}: what the workflow check asks the record to allow (a gap is refused there).
+  const references = IMAGE_PLACEHOLDERS.reduce((highest, name, i) => (used.includes(name) ? i + 1 : highest), 0);
   if (output === 'image') {
     const record = engineImageRecord({ upstreamModel: id, name: id, maxReferenceImages: references }, id, providerId, created);
     // A workflow that needs references cannot generate from text alone.
@@ -46,7 +47,8 @@ export function defaultWorkflowRecord(id: string, providerId: string, workflow: 
       video_async: true,
       supported_seconds: [2, 4, 5],
       supported_sizes: ['512x512', '832x480', '480x832', '1280x720'],
-      max_reference_images: Math.min(references, 1),
+      // As many as the workflow loads (at most 3, the image placeholders there are), so the check accepts it.
+      max_reference_images: references,
       max_reference_image_bytes: 8_388_608,
       requires_reference_image: references > 0,
       request_types: references > 0 ? ['image-to-video'] : ['text-to-video'],

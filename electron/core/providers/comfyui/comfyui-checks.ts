@@ -2,19 +2,20 @@
 // studio's upload): the API format, known placeholders only, a prompt, an output the gateway can
 // read, and references that agree with the record. A refusal names the node and input at fault.
 //
-// References and the record (decided here, so every request the record lets through can run):
-// - an image model whose workflow uses {{image_1}}..{{image_N}} is an edit model: the record must
-//   allow edits with at least N references, and must not offer generation (a generation has no
-//   image to fill them with);
-// - an image model whose workflow uses no image placeholder is a generation model: a record that
-//   offers edits is refused, as their references would be silently ignored;
-// - a video model's workflow with image placeholders needs the record to require a reference
-//   and allow N; one without them must take no references.
+// References and the record: the one rule is that the record allows at least as many references
+// as the workflow's highest {{image_N}} (an image model through image_edit and
+// max_reference_images, a video model through max_reference_images), so an edit with all of them
+// can reach the workflow. Nothing else about the record is required: a discovered checkpoint's
+// record (generation and edits, up to 3 references) must serve as the record of an owner's
+// workflow of either kind. Which requests a workflow can run is settled per request instead
+// (comfyui-mapping.ts checkReferenceCount): a generation on an edit workflow, or references
+// sent to one without {{image_1}}, is a 400 naming what is missing, never a run with an empty
+// placeholder or references left out.
 // The placeholders must be numbered from 1 without gaps: references fill them in order.
 import type { ModelRecord } from '../../../../shared/api-types.js';
-import { countOr } from '../../catalog/capability-read.js';
 import { invalid } from '../../errors.js';
 import { checkPlaceholders, IMAGE_PLACEHOLDERS, WORKFLOW_PLACEHOLDERS, type JsonValue, type Workflow } from '../templates/placeholders.js';
+import { referencesAllowed } from '../templates/template-check.js';
 
 /** Output nodes whose files the gateway reads as an image (their history entry's `images`). */
 export const IMAGE_OUTPUT_NODES = ['SaveImage', 'PreviewImage', 'SaveAnimatedWEBP', 'SaveAnimatedPNG'] as const;
@@ -69,8 +70,8 @@ export function checkWorkflow(workflow: unknown, record: ModelRecord): Workflow 
       throw invalid(`The workflow uses {{image_${references}}} but not {{${IMAGE_PLACEHOLDERS[i]}}}: reference images fill {{image_1}}, {{image_2}}, ... in order.`, PARAM);
     }
   }
-  if (video) checkVideoReferences(record, references);
-  else checkImageReferences(record, references, used);
+  if (!video) checkNoVideoPlaceholders(used);
+  checkReferencesAllowed(record, references);
   return workflow;
 }
 
@@ -95,36 +96,23 @@ function checkOutputs(workflow: Workflow, video: boolean): void {
   throw invalid(`The workflow has no output node the gateway can read for ${kind}; add one of ${wanted.join(', ')}.`, PARAM);
 }
 
-function checkImageReferences(record: ModelRecord, references: number, used: string[]): void {
+/** {{seconds}}, {{fps}} and {{frames}} only have a value in a video request. */
+function checkNoVideoPlaceholders(used: string[]): void {
   const videoOnly = used.filter((name) => VIDEO_PLACEHOLDERS.includes(name));
   if (videoOnly.length > 0) {
     throw invalid(`The workflow uses ${videoOnly.map((n) => `{{${n}}}`).join(', ')}, which only video models fill; set capabilities.video_generation for a video model.`, PARAM);
   }
-  const caps = record.capabilities;
-  const edits = caps.image_edit === true;
-  if (references === 0) {
-    if (edits) throw invalid('The workflow uses no {{image_1}}, so an edit\u2019s reference images would be ignored; load them with LoadImage nodes whose image is {{image_1}}, ... or set capabilities.image_edit to false.', PARAM);
-    return;
-  }
-  if (!edits) throw invalid(`The workflow takes ${plural(references, 'reference image')} ({{image_1}}...), so the record must set capabilities.image_edit to true.`, PARAM);
-  if (caps.image_generation === true) {
-    throw invalid('The workflow takes reference images, which a generation does not send; set capabilities.image_generation to false (or use a workflow without {{image_N}} for a generation model).', PARAM);
-  }
-  const max = countOr(caps.max_reference_images, 1);
-  if (max < references) throw invalid(`The workflow takes ${plural(references, 'reference image')}, but the record allows ${max}; set capabilities.max_reference_images to at least ${references}.`, PARAM);
 }
 
-function checkVideoReferences(record: ModelRecord, references: number): void {
-  const caps = record.capabilities;
-  const max = countOr(caps.max_reference_images, 0);
-  if (references === 0) {
-    if (max > 0 || caps.requires_reference_image === true) {
-      throw invalid('The workflow uses no {{image_1}}, so the references the record allows would be ignored; set capabilities.max_reference_images to 0, or load them with LoadImage nodes whose image is {{image_1}}, ...', PARAM);
-    }
-    return;
+/** The one rule of the record (see the top): it allows at least the references the workflow takes. */
+function checkReferencesAllowed(record: ModelRecord, references: number): void {
+  const allowed = referencesAllowed(record);
+  if (allowed >= references) return;
+  const takes = `The workflow takes ${plural(references, 'reference image')} ({{image_1}}${references > 1 ? `..{{image_${references}}}` : ''})`;
+  if (allowed === 0 && !isVideoRecord(record)) {
+    throw invalid(`${takes}, but the record allows none; set capabilities.image_edit to true and max_reference_images to at least ${references}.`, PARAM);
   }
-  if (caps.requires_reference_image !== true) throw invalid(`The workflow takes ${plural(references, 'reference image')}, so the record must set capabilities.requires_reference_image to true.`, PARAM);
-  if (max < references) throw invalid(`The workflow takes ${plural(references, 'reference image')}, but the record allows ${max}; set capabilities.max_reference_images to at least ${references}.`, PARAM);
+  throw invalid(`${takes}, but the record allows ${allowed}; set capabilities.max_reference_images to at least ${references}.`, PARAM);
 }
 
 const plural = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;

@@ -5,7 +5,7 @@
 // SaveVideo/SaveWEBM {images: [...], animated: [true]} (comfy_api/latest/_ui.py PreviewVideo),
 // VideoHelperSuite's VHS_VideoCombine {gifs: [{filename, subfolder, type, format, frame_rate}]}.
 import { invalid } from '../../errors.js';
-import { checkPlaceholders, fillTemplate, placeholdersIn, randomSeed, WORKFLOW_PLACEHOLDERS, type PlaceholderValues, type Workflow } from '../templates/placeholders.js';
+import { checkPlaceholders, fillTemplate, IMAGE_PLACEHOLDERS, placeholdersIn, randomSeed, WORKFLOW_PLACEHOLDERS, type PlaceholderValues, type Workflow } from '../templates/placeholders.js';
 import { isObject, referenceCount } from './comfyui-checks.js';
 import { executionFailure, INTERRUPTED } from './comfyui-errors.js';
 
@@ -25,12 +25,28 @@ export function referencesTaken(workflow: Workflow): number {
   return referenceCount(placeholdersIn(workflow));
 }
 
-/** Refuses a request whose reference count is not the one the model's workflow takes. */
-export function checkReferenceCount(workflow: Workflow, sent: number, param: string): void {
+/**
+ * Refuses a request whose reference count is not the one the model's workflow takes. The record
+ * may allow other counts (a discovered checkpoint's record offers generations and edits with up
+ * to 3 references, and an owner may give it to any workflow), so this is where a generation on
+ * an edit workflow, or an edit on a text-to-image one, is refused: a workflow never runs with an
+ * empty {{image_N}} or with a reference left out. `hint` says how to send what is missing, where
+ * the field alone does not (a generation has no image field).
+ */
+export function checkReferenceCount(workflow: Workflow, sent: number, param: string, hint?: (missing: number) => string): void {
   const taken = referencesTaken(workflow);
-  if (sent < taken) throw invalid(`This model's workflow takes ${taken} reference image${taken === 1 ? '' : 's'}; ${sent === 0 ? 'none was' : `only ${sent} ${sent === 1 ? 'was' : 'were'}`} sent.`, param);
-  if (sent > taken) throw invalid(`This model's workflow takes ${taken === 0 ? 'no reference image' : `only ${taken} reference image${taken === 1 ? '' : 's'}`}; ${sent} ${sent === 1 ? 'was' : 'were'} sent.`, param);
+  if (sent < taken) {
+    const empty = IMAGE_PLACEHOLDERS.slice(sent, taken).map((name) => `{{${name}}}`).join(', ');
+    const what = `${sent === 0 ? 'none was' : `only ${sent} ${sent === 1 ? 'was' : 'were'}`} sent, so nothing fills ${empty}`;
+    throw invalid(`This model's workflow takes ${plural(taken, 'reference image')}; ${what}${hint ? `: ${hint(taken - sent)}` : ''}.`, param);
+  }
+  if (sent > taken) {
+    const takes = taken === 0 ? 'no reference image (it has no {{image_1}})' : `only ${plural(taken, 'reference image')}`;
+    throw invalid(`This model's workflow takes ${takes}; ${sent} ${sent === 1 ? 'was' : 'were'} sent.`, param);
+  }
 }
+
+const plural = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
 /** The workflow to send: every placeholder filled, a fresh seed each time. */
 export function fillWorkflow(workflow: Workflow, request: FillRequest): Workflow {

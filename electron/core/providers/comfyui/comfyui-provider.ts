@@ -33,6 +33,9 @@ const SOCKET_WAIT_MS = 2_000;
 const FALLBACK_TIMEOUT_MS = 600_000;
 const EXTENSION = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp' } as const;
 
+/** How a generation on an edit workflow gets its references: as an edit. */
+const GENERATION_HINT = (missing: number): string => `a generation carries no image; send ${missing === 1 ? 'it' : 'them'} as "image" to /v1/images/edits`;
+
 export interface ComfyProviderOptions {
   polls?: WaitPolls;
   socketBackoff?: SocketBackoff;
@@ -87,7 +90,8 @@ export class ComfyUIProvider extends UpstreamAdapter<UpstreamProviderConfig> imp
   private async runImage(job: ImageJob, owned: Workflow | null, images: ImageEditJob['images']): Promise<ImageOutcome> {
     const deadline = Date.now() + (this.timeoutFor(job, FALLBACK_TIMEOUT_MS));
     const template = owned ?? (images.length > 0 ? editWorkflow(images.length) : textToImageWorkflow());
-    checkReferenceCount(template, images.length, 'image');
+    // An edit always brings a reference, so none means a generation, whose request has no image field to name.
+    checkReferenceCount(template, images.length, 'image', images.length === 0 ? GENERATION_HINT : undefined);
     const names = [];
     for (const image of images) names.push(await this.engine.upload(image.bytes, image.mime, uploadName(image.mime), job.signal));
     const { width, height } = outputSize(job, images);
