@@ -1,8 +1,8 @@
 // A finished Veo video fetched by the gemini kind (gemini-video.ts): a URI that names a file of the
 // API is asked of the configured API by its id, with the key, as the official SDK's downloader
 // does, whatever host the URI names; any other URI is fetched as given, the key only to the API's
-// origin.
-import { mkdtempSync, rmSync, existsSync } from 'node:fs';
+// origin. A failure to write the video into the data dir is the gateway's own, never a fetch fault.
+import { mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -83,6 +83,18 @@ describe('saving the video (against the Gemini API emulator)', () => {
     expect(asked[0]!.headers['x-goog-api-key']).toBe(emu.apiKey);
     // Storage, another origin, gets no key (the redirect drops it).
     expect(emu.storageRequests.find((r) => r.path.includes(video.fileId))!.headers['x-goog-api-key']).toBeUndefined();
+  });
+
+  it('the data dir refusing the write: that error as it is, not a fetch fault that would fail the task as unfetchable', async () => {
+    const { uri } = await finishedUri();
+    const notADir = join(dir, 'a-file');
+    writeFileSync(notADir, 'x');
+    const error = await saveVideo(http, { uri, bytes: null }, join(notADir, 'out.mp4'), apiRoot(emu.origin), emu.apiKey).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(error).not.toBeInstanceOf(RepeatedFailureAnswer);
+    expect(error).toMatchObject({ code: 'ENOTDIR' });
   });
 
   it('the API refusing the file (gone): a fetch fault, which fails the task only when it keeps coming', async () => {

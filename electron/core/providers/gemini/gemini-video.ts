@@ -69,7 +69,9 @@ function fileDownloadUrl(id: string, api: string): string {
 /**
  * Puts the video at `outputPath`. Resolves null when it is there, or why the task fails (what
  * came is not an MP4). A video that cannot be fetched throws a passing fault the scheduler
- * retries with backoff, and a run of them fails the task (RepeatedFailureAnswer).
+ * retries with backoff, and a run of them fails the task (RepeatedFailureAnswer). A failure to
+ * write it (the data dir full, read-only) is the gateway's own and is thrown as it is: the
+ * scheduler polls again later, and the upstream is not blamed nor the task failed for it.
  */
 export async function saveVideo(http: UpstreamClient, video: FinishedVideo, outputPath: string, api: string, key: string | null): Promise<string | null> {
   try {
@@ -78,6 +80,9 @@ export async function saveVideo(http: UpstreamClient, video: FinishedVideo, outp
     return what === null ? null : notAnMp4Video(GEMINI, what);
   } catch (error) {
     if (error instanceof RepeatedFailureAnswer) throw error;
+    // What the upstream did (refused, broke the transfer, timed out) comes as a GatewayError from
+    // the shared client; anything else is the write into the data dir (fs errors: ENOSPC, EROFS...).
+    if (!isGatewayError(error)) throw error;
     throw unfetchable(error);
   }
 }
