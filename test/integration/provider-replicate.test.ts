@@ -59,6 +59,8 @@ beforeAll(async () => {
   await put(image('rep/seedream-4', { image_generation: true, image_edit: true, max_reference_images: 3 }, baseImage), 'bytedance/seedream-4');
   await put(image('rep/kontext', { image_generation: false, image_edit: true, max_reference_images: 1 }, baseImage), 'black-forest-labs/flux-kontext-pro',
     { prompt: '{{prompt}}', input_image: '{{image_1}}', aspect_ratio: '{{aspect_ratio}}', seed: '{{seed}}', output_format: 'png' });
+  await put(image('rep/redux', { image_generation: false, image_edit: true, max_reference_images: 1 }, baseImage), 'black-forest-labs/flux-1.1-pro',
+    { prompt: '{{prompt}}', image_prompt: '{{image_1}}', aspect_ratio: 'custom', width: '{{width}}', height: '{{height}}' });
   const sdxl = { prompt: '{{prompt}}', width: '{{width}}', height: '{{height}}', seed: '{{seed}}' };
   await put(image('rep/sdxl', generates, baseImage), `stability-ai/sdxl:${VERSION}`, sdxl);
   await put(image('rep/sdxl-id', generates, baseImage), VERSION, sdxl);
@@ -177,6 +179,17 @@ describe('images', () => {
   it('an owner\u2019s template (Flux Kontext): its inputs as written, placeholders filled', async () => {
     await sdk().images.edit({ model: 'rep/kontext', image: await toFile(await makeImage(64, 64), 'k.png', { type: 'image/png' }), prompt: 'ink drawing', size: '1024x1024' });
     expect(lastCreation(rep).body).toEqual({ input: { prompt: 'ink drawing', input_image: expect.stringMatching(/^data:image\/png;base64,/), aspect_ratio: '1:1', seed: expect.any(Number), output_format: 'png' } });
+  });
+
+  it('an edit without a size keeps the first reference\u2019s: an owner\u2019s template gets its {{aspect_ratio}}, {{width}} and {{height}}, not the model\u2019s default size', async () => {
+    const reference = await toFile(await makeImage(384, 256), 'r.png', { type: 'image/png' });
+    await sdk().images.edit({ model: 'rep/kontext', image: reference, prompt: 'ink drawing' });
+    expect(lastCreation(rep).body.input).toMatchObject({ aspect_ratio: '3:2' });
+    await sdk().images.edit({ model: 'rep/redux', image: reference, prompt: 'ink drawing' });
+    expect(lastCreation(rep).body.input).toMatchObject({ image_prompt: expect.stringMatching(/^data:image\/png;base64,/), aspect_ratio: 'custom', width: 384, height: 256 });
+    // With a size, the size asked.
+    await sdk().images.edit({ model: 'rep/redux', image: reference, prompt: 'ink drawing', size: '1024x1024' });
+    expect(lastCreation(rep).body.input).toMatchObject({ width: 1024, height: 1024 });
   });
 
   it('a community model by owner/name:version and by its bare version id: POST /v1/predictions with the version', async () => {

@@ -11,7 +11,7 @@
 // its end at Google, which may bill the owner for it.
 import { readFile } from 'node:fs/promises';
 import type { Logger } from '../../logger.js';
-import { sniffImage } from '../../images/image-sniff.js';
+import { imageSize } from '../image-size.js';
 import type { ImageEditJob, ImageJob, ImageOutcome, ImageProvider, ReferenceImage, VideoJob, VideoPoll, VideoProvider } from '../provider.js';
 import { referenceMime } from '../../videos/reference-store.js';
 import { randomSeed, type Workflow } from '../templates/placeholders.js';
@@ -53,11 +53,11 @@ export class GeminiProvider extends UpstreamAdapter<UpstreamProviderConfig> impl
 
   private async image(job: ImageJob, images: ReferenceImage[]): Promise<ImageOutcome> {
     // An edit without a size keeps the first reference's shape: {{aspect_ratio}} and the sizes are its.
-    const first = !job.sizeGiven && images[0] ? sniffImage(images[0].bytes) : null;
+    const { width, height } = imageSize(job, images);
     const request: TemplateRequest = {
       prompt: job.prompt,
-      width: first?.width ?? job.width,
-      height: first?.height ?? job.height,
+      width,
+      height,
       seed: randomSeed(),
       images: images.map((image) => ({ mime: image.mime, bytes: image.bytes })),
     };

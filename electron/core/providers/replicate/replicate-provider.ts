@@ -10,6 +10,7 @@ import { basename } from 'node:path';
 import type { Logger } from '../../logger.js';
 import { GatewayError } from '../../errors.js';
 import { PROVIDER_KIND_INFO } from '../../../../shared/provider-kinds.js';
+import { imageSize } from '../image-size.js';
 import type { ImageEditJob, ImageJob, ImageOutcome, ImageProvider, ReferenceImage, VideoJob, VideoPoll, VideoProvider } from '../provider.js';
 import { referenceMime } from '../../videos/reference-store.js';
 import { randomSeed } from '../templates/placeholders.js';
@@ -66,7 +67,9 @@ export class ReplicateProvider extends UpstreamAdapter<UpstreamProviderConfig> i
       const references = images.map((image, i) => ({ mime: image.mime, bytes: image.bytes, filename: image.filename || `image-${i + 1}` }));
       const sent = await deadline.guard(this.files.send(references, deadline.signal));
       try {
-        const request: TemplateRequest = { prompt: job.prompt, width: job.width, height: job.height, seed: randomSeed(), images: sent.map((s) => s.url) };
+        // An edit without a size keeps the first reference's shape (the gateway's rule): a template's sizes and ratios are its.
+        const { width, height } = imageSize(job, images);
+        const request: TemplateRequest = { prompt: job.prompt, width, height, seed: randomSeed(), images: sent.map((s) => s.url) };
         const input = job.workflow ? fillInput(job.workflow, request) : defaultImageInput(request, job.sizeGiven);
         const prediction = await this.runImage(route, input, deadline, job);
         const url = outputUrls(prediction.output)[0];
