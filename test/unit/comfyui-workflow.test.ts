@@ -7,7 +7,7 @@ import { GatewayError } from '../../electron/core/errors.js';
 import { engineImageRecord } from '../../electron/core/providers/engine-records.js';
 import type { Workflow } from '../../electron/core/providers/templates/placeholders.js';
 import { comboOptions, modelName } from '../../electron/core/providers/comfyui/comfyui-admin.js';
-import { checkWorkflow } from '../../electron/core/providers/comfyui/comfyui-checks.js';
+import { checkWorkflow, isImageOutput } from '../../electron/core/providers/comfyui/comfyui-checks.js';
 import { cleanText, executionFailure, refusedPrompt } from '../../electron/core/providers/comfyui/comfyui-errors.js';
 import { checkReferenceCount, fillWorkflow, imageOutput, outcomeOf, videoOutput } from '../../electron/core/providers/comfyui/comfyui-mapping.js';
 import { PromptProgress } from '../../electron/core/providers/comfyui/comfyui-progress.js';
@@ -141,10 +141,27 @@ describe('checkWorkflow', () => {
   });
 
   it('needs an output node of the model\u2019s kind', () => {
-    expect(refusal(() => checkWorkflow(ownerWorkflow('SomeCustomSave'), generationRecord)).message).toMatch(/no output node .* image model; add one of SaveImage, PreviewImage/);
+    expect(refusal(() => checkWorkflow(ownerWorkflow('SomeCustomNode'), generationRecord)).message).toBe(
+      'The workflow has no output node the gateway can read for an image model; add one of SaveImage, PreviewImage, SaveAnimatedWEBP, SaveAnimatedPNG (or a custom output node with Save or Preview in its class name).',
+    );
     expect(refusal(() => checkWorkflow(ownerWorkflow('SaveImage'), videoRecord())).message).toMatch(/video model; add one of SaveVideo, SaveWEBM, VHS_VideoCombine/);
     for (const output of ['SaveVideo', 'SaveWEBM', 'VHS_VideoCombine']) expect(() => checkWorkflow(ownerWorkflow(output), videoRecord())).not.toThrow();
     expect(refusal(() => checkWorkflow(ownerWorkflow('SaveVideo'), generationRecord)).message).toMatch(/image model/);
+  });
+
+  it('takes a custom image output node by its name, but not one saving something else or leaving nothing in /history', () => {
+    for (const output of ['Image Save', 'VHS_SaveImage', 'SaveImageExtended', 'easy imageSave', 'PreviewBridge', 'Image Preview']) {
+      expect(isImageOutput(output)).toBe(true);
+      expect(() => checkWorkflow(ownerWorkflow(output), generationRecord)).not.toThrow();
+    }
+    for (const output of ['SaveAudio', 'SaveLatent', 'PreviewAny', 'Save Text File', 'CheckpointSave', 'SaveVideo', 'SaveWEBM', 'SaveImageWebsocket', 'KSampler']) {
+      expect(isImageOutput(output)).toBe(false);
+    }
+    expect(refusal(() => checkWorkflow(ownerWorkflow('SaveImageWebsocket'), generationRecord)).message).toMatch(/only output is SaveImageWebsocket, which sends its image over the websocket .* use SaveImage or PreviewImage instead/);
+    // Beside a readable output it does no harm: the image is read from the other.
+    expect(() => checkWorkflow(ownerWorkflow('SaveImageWebsocket', { p: { class_type: 'PreviewImage', inputs: { images: ['5', 0] } } }), generationRecord)).not.toThrow();
+    // A video model still needs one of the video outputs the gateway knows how to read.
+    expect(refusal(() => checkWorkflow(ownerWorkflow('Image Save'), videoRecord())).message).toMatch(/video model; add one of SaveVideo/);
   });
 
   it('an image model\u2019s record must allow the references its workflow takes, and nothing more is asked of it', () => {
@@ -244,6 +261,13 @@ describe('reading a history entry', () => {
     };
     expect(imageOutput(outputs)).toEqual({ filename: 'mgw_00001_.png', subfolder: '', type: 'output' });
     expect(imageOutput({})).toBeNull();
+  });
+
+  it('reads the image from whichever output node reported it, a custom one too (its entry is keyed by node id, whatever its class)', () => {
+    // WAS "Image Save" reports {images: [...]} like SaveImage, under a subfolder of its own.
+    expect(imageOutput({ '31': { images: [{ filename: 'portrait_00007.webp', subfolder: 'owner/2026', type: 'output' }] } })).toEqual({ filename: 'portrait_00007.webp', subfolder: 'owner/2026', type: 'output' });
+    // A node reporting no images (SaveImageWebsocket's {}) beside one that does.
+    expect(imageOutput({ '40': {}, '41': { images: [{ filename: 'x_temp_00001_.png', subfolder: '', type: 'temp' }] } })?.filename).toBe('x_temp_00001_.png');
   });
 
   it('finds the video under SaveVideo/SaveWEBM (images + animated) or VHS (gifs), an .mp4 first', () => {

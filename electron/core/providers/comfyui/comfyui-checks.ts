@@ -17,10 +17,21 @@ import { invalid } from '../../errors.js';
 import { checkPlaceholders, IMAGE_PLACEHOLDERS, WORKFLOW_PLACEHOLDERS, type JsonValue, type Workflow } from '../templates/placeholders.js';
 import { referencesAllowed } from '../templates/template-check.js';
 
-/** Output nodes whose files the gateway reads as an image (their history entry's `images`). */
+/** Core output nodes whose files the gateway reads as an image (their history entry's `images`). */
 export const IMAGE_OUTPUT_NODES = ['SaveImage', 'PreviewImage', 'SaveAnimatedWEBP', 'SaveAnimatedPNG'] as const;
 /** Output nodes whose file is a video: core SaveVideo/SaveWEBM (`images` + `animated`), VideoHelperSuite (`gifs`). */
 export const VIDEO_OUTPUT_NODES = ['SaveVideo', 'SaveWEBM', 'VHS_VideoCombine'] as const;
+/**
+ * Custom image output nodes, known by name. ComfyUI marks output nodes itself (/object_info's
+ * output_node), but a model is put without asking the engine (it may be off), so a custom node
+ * ("Image Save", VHS_SaveImage, ...) is taken by the words custom nodes name their outputs with.
+ * The adapter reads the image from whichever node's `images` in /history holds it.
+ */
+const NAMED_OUTPUT = /save|preview/i;
+/** Named like an output but saving something other than an image: never an image model's output. */
+const NOT_AN_IMAGE = /audio|latent|video|webm|text|string|mesh|glb|model|checkpoint|clip|vae|lora|^PreviewAny$/i;
+/** Sends its images over the event stream only and reports nothing in /history, where the gateway reads outputs. */
+const STREAM_ONLY_OUTPUT = 'SaveImageWebsocket';
 
 const VIDEO_PLACEHOLDERS = ['seconds', 'fps', 'frames'];
 const PARAM = 'workflow';
@@ -90,10 +101,22 @@ function checkNode(workflow: { [key: string]: JsonValue }, id: string): void {
 
 function checkOutputs(workflow: Workflow, video: boolean): void {
   const classes = nodesOf(workflow).map(([, node]) => node.class_type);
-  const wanted: readonly string[] = video ? VIDEO_OUTPUT_NODES : IMAGE_OUTPUT_NODES;
-  if (classes.some((name) => wanted.includes(name))) return;
-  const kind = video ? 'a video model' : 'an image model';
-  throw invalid(`The workflow has no output node the gateway can read for ${kind}; add one of ${wanted.join(', ')}.`, PARAM);
+  if (video) {
+    if (classes.some((name) => (VIDEO_OUTPUT_NODES as readonly string[]).includes(name))) return;
+    throw invalid(`The workflow has no output node the gateway can read for a video model; add one of ${VIDEO_OUTPUT_NODES.join(', ')}.`, PARAM);
+  }
+  if (classes.some(isImageOutput)) return;
+  if (classes.includes(STREAM_ONLY_OUTPUT)) {
+    throw invalid(`The workflow's only output is ${STREAM_ONLY_OUTPUT}, which sends its image over the websocket and leaves nothing in ComfyUI's history, where the gateway reads the result; use SaveImage or PreviewImage instead.`, PARAM);
+  }
+  throw invalid(`The workflow has no output node the gateway can read for an image model; add one of ${IMAGE_OUTPUT_NODES.join(', ')} (or a custom output node with Save or Preview in its class name).`, PARAM);
+}
+
+/** A node class an image model may take its image from: a core one, or a custom one by its name. */
+export function isImageOutput(classType: string): boolean {
+  if ((IMAGE_OUTPUT_NODES as readonly string[]).includes(classType)) return true;
+  if (classType === STREAM_ONLY_OUTPUT || (VIDEO_OUTPUT_NODES as readonly string[]).includes(classType)) return false;
+  return NAMED_OUTPUT.test(classType) && !NOT_AN_IMAGE.test(classType);
 }
 
 /** {{seconds}}, {{fps}} and {{frames}} only have a value in a video request. */

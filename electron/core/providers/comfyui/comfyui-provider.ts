@@ -119,7 +119,8 @@ export class ComfyUIProvider extends UpstreamAdapter<UpstreamProviderConfig> imp
       const outcome = outcomeOf(end.entry);
       if (outcome.state === 'failed') throw runFailed(outcome.message);
       const file = imageOutput(outcome.outputs);
-      if (!file) throw invalidResponse('the workflow saved no image');
+      // Read from every output node's `images`, core or custom; a node that reports none leaves nothing to read.
+      if (!file) throw invalidResponse('the workflow finished without an image in ComfyUI\'s history; its output node must report the image it saves, as SaveImage and PreviewImage do');
       const bytes = await this.download(file, job.signal);
       return { bytes, usage: this.estimateImageUsage(job) };
     } catch (error) {
