@@ -25,7 +25,7 @@ export interface RunwayEmulatorOptions {
   apiKey?: string;
   /** Credits /v1/organization reports (default 12500). */
   creditBalance?: number;
-  /** Reads of one task closer together than this are counted in `fastReads` (default 0: none). */
+  /** Reads of one task closer together than this, or sooner after its creation, are counted in `fastReads` (default 0: none). */
   pollFloorMs?: number;
   behaviour?: Partial<RunwayBehaviour>;
 }
@@ -91,7 +91,9 @@ export async function startRunwayEmulator(options: RunwayEmulatorOptions = {}): 
 
   function read(task: RunwayTask): Reply {
     const now = Date.now();
-    if (options.pollFloorMs && task.lastReadAt !== null && now - task.lastReadAt < options.pollFloorMs) fastReads.push({ taskId: task.id, gapMs: now - task.lastReadAt });
+    // Runway's floor counts from the task's creation too (its SDK waits before the first read).
+    const since = task.lastReadAt ?? task.createdMs;
+    if (options.pollFloorMs && now - since < options.pollFloorMs) fastReads.push({ taskId: task.id, gapMs: now - since });
     const current = task.read(now);
     const base = { id: task.id, createdAt: task.createdAt, status: current.status };
     if (current.status === 'RUNNING') return json(200, { ...base, progress: current.progress });

@@ -30,7 +30,8 @@ export interface RunwayBehaviour {
 
 export class RunwayTask {
   readonly id = randomUUID();
-  readonly createdAt = new Date().toISOString();
+  readonly createdMs = Date.now();
+  readonly createdAt = new Date(this.createdMs).toISOString();
   readonly steps: RunwayStep[];
   readonly end: RunwayEnd;
   held: boolean;

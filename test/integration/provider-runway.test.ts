@@ -357,7 +357,7 @@ describe('videos', () => {
     expect(await holds()).toBe(0);
   });
 
-  it('no task was ever read sooner than the poll interval after its previous read', () => {
+  it('no task was ever read sooner than the poll interval after its creation or its previous read', () => {
     expect(rw.fastReads).toEqual([]);
   });
 });

@@ -111,6 +111,8 @@ export interface VideoProvider {
   readonly submitTimeoutMs?: number;
   /** How often active tasks are polled at most (remote APIs should not be hammered). */
   readonly pollIntervalMs?: number;
+  /** How long after its submission a task is first polled (default: at once). */
+  readonly firstPollAfterMs?: number;
   /** Local providers call this when a job changes, so the scheduler need not wait for its next tick. */
   onVideoUpdate?(listener: (taskId: string) => void): void;
 }

@@ -199,12 +199,13 @@ export class VideoScheduler {
    * follow is cancelled upstream: the task ended while the provider was taking it, or it follows
    * another job already (a second one, on no row: cancelled once, best effort).
    */
-  async recordJob(row: VideoTaskRow, upstreamId: string, replacing: string | null): Promise<void> {
+  async recordJob(row: VideoTaskRow, upstreamId: string, replacing: string | null, provider: VideoProvider): Promise<void> {
+    const firstPollAt = provider.firstPollAfterMs ? this.clock.now() + provider.firstPollAfterMs : 0;
     let outcome = 'recorded' as 'recorded' | 'ended' | 'surplus';
     await this.cancels.endThenCancel(
       row.id,
       async () => {
-        outcome = await this.tasks.setUpstream(row.id, upstreamId, replacing);
+        outcome = await this.tasks.setUpstream(row.id, upstreamId, replacing, firstPollAt);
         return outcome === 'ended' ? { ...row, upstream_id: upstreamId } : null;
       },
       (ended) => this.ended(ended.id),
@@ -307,7 +308,7 @@ export class VideoScheduler {
     // A write that fails here is the gateway's trouble, not the task's: it rests and is submitted again.
     // Cancelled (or timed out) while the provider was taking it, or already following the job of
     // a creation that was slow to answer: the job it took is cancelled.
-    await this.recordJob(row, upstreamId, row.upstream_id);
+    await this.recordJob(row, upstreamId, row.upstream_id, provider);
   }
 
   private emit(taskId: string): void {

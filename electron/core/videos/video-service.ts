@@ -16,6 +16,7 @@ import type { ModelRecord } from '../../../shared/api-types.js';
 import type { ModelRoute } from '../catalog/model-routes.js';
 import type { Failover, RouteTrace } from '../routing/failover.js';
 import type { VideoTaskRow } from '../store/schema.js';
+import type { VideoProvider } from '../providers/provider.js';
 import type { ProviderRegistry } from '../providers/registry.js';
 import type { Store } from '../store/database.js';
 import { engineOptionsOf } from './engine-options.js';
@@ -168,7 +169,7 @@ export class VideoService {
       return toVideoTask(asCreated(await this.tasks.getOwned(principal, existing)), contentUrl);
     }
 
-    let submitted: { row: VideoTaskRow; upstreamId: string } | null;
+    let submitted: { row: VideoTaskRow; upstreamId: string; provider: VideoProvider } | null;
     try {
       submitted = await this.submit(plan);
     } catch (error) {
@@ -177,10 +178,10 @@ export class VideoService {
       throw error instanceof GatewayError ? error : new GatewayError('upstream_unavailable', 'The video provider did not accept the task.');
     }
     if (submitted) {
-      const { row, upstreamId } = submitted;
+      const { row, upstreamId, provider } = submitted;
       try {
         // Cancelled while the provider was taking it, or resubmitted meanwhile: a job it will not follow is cancelled.
-        await this.scheduler.recordJob(row, upstreamId, null);
+        await this.scheduler.recordJob(row, upstreamId, null, provider);
       } catch (error) {
         // The task and its hold are committed and the provider took the job; only its upstream id
         // is not on record. The task stands (answering an error here would invite a retry that
@@ -199,7 +200,7 @@ export class VideoService {
    * resubmits it there. A job an upstream accepted is never submitted anywhere else. Null when
    * the task was cancelled before any route took it.
    */
-  private async submit(plan: Creation): Promise<{ row: VideoTaskRow; upstreamId: string } | null> {
+  private async submit(plan: Creation): Promise<{ row: VideoTaskRow; upstreamId: string; provider: VideoProvider } | null> {
     const { entry, request, taskId } = plan;
     let row: VideoTaskRow | null = (await this.tasks.get(taskId))!;
     return this.failover.run(
@@ -210,7 +211,7 @@ export class VideoService {
         const moved = row!.provider_id !== columns.provider_id || row!.upstream_model !== columns.upstream_model || row!.engine_json !== columns.engine_json;
         if (moved) row = await this.tasks.moveToRoute(taskId, columns, this.clock.now() + (provider.submitTimeoutMs ?? SUBMIT_LEASE_MS));
         if (!row) return null;
-        return { row, upstreamId: await provider.submitVideo(this.scheduler.jobOf(row)) };
+        return { row, upstreamId: await provider.submitVideo(this.scheduler.jobOf(row)), provider };
       },
       plan.trace ? { trace: plan.trace } : {},
     );

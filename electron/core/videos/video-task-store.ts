@@ -108,13 +108,13 @@ export class VideoTaskStore {
   /**
    * Records the upstream job in place of `replacing` (the job the submitter saw on the task: none
    * for a first submission, a lost one for a resubmission) and makes the task due, ending the
-   * creation's submit lease. Returns 'recorded', or what the job is when it is nobody's to
+   * creation's submit lease (first polled at `firstPollAt`). Returns 'recorded', or what the job is when it is nobody's to
    * finish: 'ended' when the task ended while it was being submitted (a cancel; the job is then
    * kept on the row as one to cancel, so a crash before its cancel still cancels it), 'surplus'
    * when another submission recorded its job meanwhile (a resubmission after the lease ran out
    * while the first submission was still going).
    */
-  async setUpstream(id: string, upstreamId: string, replacing: string | null): Promise<'recorded' | 'ended' | 'surplus'> {
+  async setUpstream(id: string, upstreamId: string, replacing: string | null, firstPollAt = 0): Promise<'recorded' | 'ended' | 'surplus'> {
     return this.store.tx(async (trx) => {
       await this.lockTask(trx, id);
       const row = await this.get(id, trx);
@@ -123,7 +123,7 @@ export class VideoTaskStore {
       const active = (ACTIVE_STATUSES as readonly string[]).includes(row.status);
       await trx
         .updateTable('video_tasks')
-        .set(active ? { upstream_id: upstreamId, updated_at: now, next_poll_at: 0 } : { upstream_id: upstreamId, ...this.cancelPending(now) })
+        .set(active ? { upstream_id: upstreamId, updated_at: now, next_poll_at: firstPollAt } : { upstream_id: upstreamId, ...this.cancelPending(now) })
         .where('id', '=', id)
         .execute();
       return active ? 'recorded' : 'ended';

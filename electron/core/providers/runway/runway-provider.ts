@@ -31,6 +31,8 @@ const SUBMIT_MARGIN_MS = 5_000;
 export class RunwayProvider extends UpstreamAdapter<UpstreamProviderConfig> implements ImageProvider, VideoProvider {
   readonly kind = 'runway';
   readonly pollIntervalMs = POLL_INTERVAL_MS;
+  // Runway asks for 5 s between reads of a task, counted from its creation (its SDK waits too).
+  readonly firstPollAfterMs = POLL_INTERVAL_MS;
   /** One creation call, with room to read a reference from disk. */
   readonly submitTimeoutMs = CREATE_TIMEOUT_MS + SUBMIT_MARGIN_MS;
   private readonly api: string;
