@@ -59,7 +59,10 @@ test('create a 2 s 480p video, watch it complete live, and play it', async ({ pa
 test('image-to-video with a reference, and cancelling an active job releases its hold', async ({ page }) => {
   await openStudio(page);
   await gotoView(page, 'Videos');
-  const jobs = page.getByRole('region', { name: 'Video jobs' }).getByRole('listitem', { name: /^Video video_/ });
+  const region = page.getByRole('region', { name: 'Video jobs' });
+  const jobs = region.getByRole('listitem', { name: /^Video video_/ });
+  // Counted once the list has loaded: earlier tests' jobs arrive with it.
+  await expect(region.getByText(/^\d+ jobs?$/)).toBeVisible();
   const before = await jobs.count();
 
   // local-animate only does image-to-video: the other request type is not offered.

@@ -58,7 +58,9 @@ test('a double-click on "Create video" (image-to-video) makes one task and one h
   await page.getByLabel('Resolution', { exact: true }).selectOption('480p');
   await page.locator('input[type="file"]').setInputFiles({ name: 'field.png', mimeType: 'image/png', buffer: png(160, 90, [90, 160, 60], [220, 240, 150]) });
   await page.getByRole('textbox', { name: 'Prompt' }).fill('slow pan across the field');
-  const jobs = page.getByRole('region', { name: 'Video jobs' }).getByRole('listitem', { name: /^Video video_/ });
+  const region = page.getByRole('region', { name: 'Video jobs' });
+  const jobs = region.getByRole('listitem', { name: /^Video video_/ });
+  await expect(region.getByText(/^\d+ jobs?$/)).toBeVisible(); // counted once the list has loaded
   const shown = await jobs.count();
   const button = page.getByRole('button', { name: 'Create video' });
   const creations = callsOf(page, 'videos.create');

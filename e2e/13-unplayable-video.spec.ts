@@ -9,7 +9,10 @@ test('a completed video the window cannot play says so and still offers the down
   );
   await openStudio(page);
   await gotoView(page, 'Videos');
-  const jobs = page.getByRole('region', { name: 'Video jobs' }).getByRole('listitem', { name: /^Video video_/ });
+  const region = page.getByRole('region', { name: 'Video jobs' });
+  const jobs = region.getByRole('listitem', { name: /^Video video_/ });
+  // Counted once the list has loaded: earlier tests' jobs arrive with it.
+  await expect(region.getByText(/^\d+ jobs?$/)).toBeVisible();
   const before = await jobs.count();
   await page.getByRole('radio', { name: 'Text to video' }).check();
   await page.getByLabel('Model', { exact: true }).selectOption('local-video');
