@@ -71,7 +71,9 @@ export async function providersCommand(gateway: Gateway, sub: string, argv: stri
       for (const p of providers) if (p.key_problem) process.stdout.write(`${p.id}: ${p.key_problem}\n`);
       for (const p of providers) {
         const h = health.get(p.id);
-        if (h?.last_error && h.state !== 'healthy') process.stdout.write(`${p.id}: last error ${new Date(h.last_error_at ?? 0).toISOString()}: ${h.last_error}\n`);
+        if (!h?.last_error) continue;
+        const since = h.state === 'healthy' ? ' (it has served since)' : '';
+        process.stdout.write(`${p.id}: last error ${new Date(h.last_error_at ?? 0).toISOString()}${since}: ${h.last_error}\n`);
       }
       return;
     }

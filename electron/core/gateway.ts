@@ -107,6 +107,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   providers.register(local);
   const providerAdmin = new ProviderAdmin(providerConfigs, catalog, providers.http, clock);
   const health = new RouteHealth(store, clock, logger, options.circuitBreaker);
+  await health.load();
   const failover = new Failover(health, clock);
   const images = new ImageService(catalog, providers, billing, access, failover);
   const files = new VideoFiles(filesDir);

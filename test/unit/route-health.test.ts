@@ -93,6 +93,29 @@ describe('the breaker of one provider', () => {
     // Once the pause is over, it reads as failing (its trial is due), not as skipped.
     expect((await readHealth(store, now + 30_000)).find((h) => h.provider === 'a')!.state).toBe('failing');
   });
+
+  it('writes a change of state without waiting out the latency throttle', async () => {
+    fail('a');
+    // The next turn, not a second later: `mgw providers list` right after a failed request sees it.
+    await new Promise((resolve) => setImmediate(resolve));
+    await expect.poll(async () => (await readHealth(store, now)).find((h) => h.provider === 'a')?.consecutive_failures, { timeout: 500, interval: 20 }).toBe(1);
+  });
+
+  it('a restart takes up what was written: a skipped provider stays skipped, every view agrees', async () => {
+    for (let i = 0; i < 3; i++) fail('a');
+    health.admit('b')!.succeeded(40);
+    await health.close();
+    const restarted = new RouteHealth(store, clock, silentLogger, { failures: 3, skipSeconds: 30 });
+    await restarted.load();
+    try {
+      expect(restarted.admit('a')).toBeNull();
+      expect(restarted.report().sort((x, y) => x.provider.localeCompare(y.provider))).toEqual((await readHealth(store, now)).sort((x, y) => x.provider.localeCompare(y.provider)));
+      now += 30_000;
+      expect(restarted.admit('a')).not.toBeNull(); // its trial, after the pause
+    } finally {
+      await restarted.close();
+    }
+  });
 });
 
 describe('the failover loop', () => {

@@ -5,8 +5,9 @@
 // per route: an outage or a rate limit is the provider's, whichever model asked.
 //
 // The state lives in memory (routing decisions must not wait on the database) and is written to
-// provider_health when it changes (at most once a second), so `mgw providers list`, another
-// process, can show it.
+// provider_health, so `mgw providers list`, another process, can show it: at once when the
+// provider's state changes (a failure, a skip, a recovery), at most once a second when only its
+// latency does. A start reads it back: a restart keeps a provider skipped, and every view agrees.
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { Store } from '../store/database.js';
@@ -44,6 +45,8 @@ export class RouteHealth {
   private readonly states = new Map<string, State>();
   private readonly dirty = new Set<string>();
   private timer: NodeJS.Timeout | null = null;
+  /** A write is due on the next turn (a state change). */
+  private soon = false;
   private flushing: Promise<void> = Promise.resolve();
   private readonly retry: WriteRetry;
 
@@ -73,6 +76,22 @@ export class RouteHealth {
     return this.admission(providerId, false);
   }
 
+  /** Takes up what the database holds (the last run's, or other instances'), before routing anything. */
+  async load(): Promise<void> {
+    const rows = await this.store.db.selectFrom('provider_health').selectAll().execute();
+    for (const row of rows) {
+      this.states.set(row.provider_id, {
+        failures: row.consecutive_failures,
+        skippedUntil: row.skipped_until,
+        trialOut: false,
+        lastError: row.last_error,
+        lastErrorAt: row.last_error_at,
+        lastOkAt: row.last_ok_at,
+        latencies: row.latency_ms === null ? [] : [row.latency_ms],
+      });
+    }
+  }
+
   /** What this process knows of each provider it routed to. */
   report(): ProviderHealth[] {
     return [...this.states.entries()].map(([id, state]) => healthOf(this.row(id, state), this.clock.now()));
@@ -90,8 +109,9 @@ export class RouteHealth {
       done = true;
       const state = this.state(providerId);
       if (trial) state.trialOut = false;
+      const before = stateWord(state);
       change(state);
-      this.changed(providerId);
+      this.changed(providerId, stateWord(state) !== before);
     };
     return {
       succeeded: (latencyMs) =>
@@ -133,8 +153,20 @@ export class RouteHealth {
     return state;
   }
 
-  private changed(providerId: string): void {
+  /** Schedules its write: at once (next turn) when its state moved, else within FLUSH_MS. */
+  private changed(providerId: string, moved: boolean): void {
     this.dirty.add(providerId);
+    if (moved && !this.soon) {
+      if (this.timer) clearTimeout(this.timer);
+      this.timer = null;
+      this.soon = true;
+      setImmediate(() => {
+        this.soon = false;
+        void this.flush();
+      }).unref();
+      return;
+    }
+    if (this.soon) return;
     this.timer ??= setTimeout(() => void this.flush(), FLUSH_MS);
     this.timer.unref();
   }
@@ -200,6 +232,11 @@ function healthOf(row: ProviderHealthRow, now: number): ProviderHealth {
     last_error_at: row.last_error_at,
     latency_ms: row.latency_ms,
   };
+}
+
+/** What a view would say of it: a change of this is written at once. Any failure counts (its count and error show). */
+function stateWord(state: State): string {
+  return `${state.failures}|${state.skippedUntil}|${state.lastOkAt === null ? 'never' : 'ok'}|${state.lastErrorAt}`;
 }
 
 function median(values: number[]): number | null {

@@ -22,8 +22,9 @@ function HealthCell({ health }: { health: ProviderHealth | undefined }) {
     <td aria-label="Health">
       <span className={`badge ${HEALTH_BADGE[health?.state ?? 'unknown']}`}>{describeHealthState(health)}</span>
       {health?.latency_ms != null ? <div className="muted small">{health.latency_ms} ms recently</div> : null}
-      {health?.last_error && health.state !== 'healthy' ? (
-        <div className="small key-problem" role="note">
+      {health?.last_error ? (
+        <div className={`small ${health.state === 'healthy' ? 'muted' : 'key-problem'}`} role="note">
+          {health.state === 'healthy' ? 'Last error (it has served since): ' : ''}
           {health.last_error}
         </div>
       ) : null}
