@@ -10,6 +10,8 @@ export interface ProviderKindInfo {
   defaultBaseUrl: string | null;
   /** What the key is to this kind (null: the kind takes none). */
   key: 'api-key' | 'basic-auth' | null;
+  /** A cloud service that answers nothing without a key (an OpenAI-compatible server may need none). */
+  keyRequired: boolean;
   /** A local engine: its models are discovered from its checkpoints, billed like the built-in engine. */
   localEngine: boolean;
   /** The whole-call timeout of an image request when the owner set none. */
@@ -22,15 +24,15 @@ const BOTH = ['image', 'video'] as const;
 const IMAGES = ['image'] as const;
 
 export const PROVIDER_KIND_INFO: Record<ProviderKind, ProviderKindInfo> = {
-  openai: { label: 'OpenAI-compatible', defaultBaseUrl: null, key: 'api-key', localEngine: false, defaultTimeoutMs: 120_000, serves: BOTH },
-  fal: { label: 'fal queue', defaultBaseUrl: 'https://queue.fal.run', key: 'api-key', localEngine: false, defaultTimeoutMs: 120_000, serves: BOTH },
+  openai: { label: 'OpenAI-compatible', defaultBaseUrl: null, key: 'api-key', keyRequired: false, localEngine: false, defaultTimeoutMs: 120_000, serves: BOTH },
+  fal: { label: 'fal queue', defaultBaseUrl: 'https://queue.fal.run', key: 'api-key', keyRequired: true, localEngine: false, defaultTimeoutMs: 120_000, serves: BOTH },
   // Cloud generations that may wait a minute in a queue before they run.
-  replicate: { label: 'Replicate', defaultBaseUrl: 'https://api.replicate.com', key: 'api-key', localEngine: false, defaultTimeoutMs: 300_000, serves: BOTH },
-  gemini: { label: 'Google Gemini API', defaultBaseUrl: 'https://generativelanguage.googleapis.com', key: 'api-key', localEngine: false, defaultTimeoutMs: 300_000, serves: BOTH },
-  runway: { label: 'Runway', defaultBaseUrl: 'https://api.dev.runwayml.com', key: 'api-key', localEngine: false, defaultTimeoutMs: 300_000, serves: BOTH },
-  comfyui: { label: 'ComfyUI', defaultBaseUrl: 'http://127.0.0.1:8188', key: null, localEngine: true, defaultTimeoutMs: 600_000, serves: BOTH },
-  a1111: { label: 'AUTOMATIC1111 / Forge', defaultBaseUrl: 'http://127.0.0.1:7860', key: 'basic-auth', localEngine: true, defaultTimeoutMs: 600_000, serves: IMAGES },
-  sdcpp: { label: 'stable-diffusion.cpp server', defaultBaseUrl: 'http://127.0.0.1:1234', key: null, localEngine: true, defaultTimeoutMs: 600_000, serves: BOTH },
+  replicate: { label: 'Replicate', defaultBaseUrl: 'https://api.replicate.com', key: 'api-key', keyRequired: true, localEngine: false, defaultTimeoutMs: 300_000, serves: BOTH },
+  gemini: { label: 'Google Gemini API', defaultBaseUrl: 'https://generativelanguage.googleapis.com', key: 'api-key', keyRequired: true, localEngine: false, defaultTimeoutMs: 300_000, serves: BOTH },
+  runway: { label: 'Runway', defaultBaseUrl: 'https://api.dev.runwayml.com', key: 'api-key', keyRequired: true, localEngine: false, defaultTimeoutMs: 300_000, serves: BOTH },
+  comfyui: { label: 'ComfyUI', defaultBaseUrl: 'http://127.0.0.1:8188', key: null, keyRequired: false, localEngine: true, defaultTimeoutMs: 600_000, serves: BOTH },
+  a1111: { label: 'AUTOMATIC1111 / Forge', defaultBaseUrl: 'http://127.0.0.1:7860', key: 'basic-auth', keyRequired: false, localEngine: true, defaultTimeoutMs: 600_000, serves: IMAGES },
+  sdcpp: { label: 'stable-diffusion.cpp server', defaultBaseUrl: 'http://127.0.0.1:1234', key: null, keyRequired: false, localEngine: true, defaultTimeoutMs: 600_000, serves: BOTH },
 };
 
 export const isProviderKind = (value: unknown): value is ProviderKind => typeof value === 'string' && (PROVIDER_KINDS as readonly string[]).includes(value);

@@ -149,6 +149,14 @@ describe('mgw providers add refuses, with one line and status 2', () => {
 });
 
 describe('mgw providers add --api-key', () => {
+  it.each(['fal', 'replicate', 'gemini', 'runway'])('a %s provider without a key is refused (exit 2, one line), and nothing is added', async (kind) => {
+    const result = await run('providers', 'add', '--kind', kind, '--id', `nokey-${kind}`);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(/^mgw: A .+ provider needs its API key: give the key, or the name of the environment variable that holds it\.\n$/);
+    const listed = JSON.parse((await run('providers', 'list', '--json')).stdout) as { id: string }[];
+    expect(listed.map((p) => p.id)).not.toContain(`nokey-${kind}`);
+  });
+
   it("refuses an empty key (exit 2, one line), as the studio does, and adds nothing", async () => {
     const result = await run('providers', 'add', '--kind', 'openai', '--id', 'emptykey', '--base-url', 'http://127.0.0.1:9/v1', '--api-key', '');
     expect(result.status).toBe(2);

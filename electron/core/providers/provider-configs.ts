@@ -178,6 +178,9 @@ export class ProviderConfigs {
     if (!baseUrl) throw invalid(`An ${input.kind} provider needs its base URL.`, 'base_url');
     checkBaseUrl(baseUrl);
     checkKeyOptions(input, input.kind);
+    if (PROVIDER_KIND_INFO[input.kind].keyRequired && input.apiKey === undefined && input.apiKeyEnv === undefined) {
+      throw invalid(`A ${PROVIDER_KIND_INFO[input.kind].label} provider needs its API key: give the key, or the name of the environment variable that holds it.`, 'api_key');
+    }
     const timeoutMs = timeoutMsOf(input.timeoutSeconds);
     const now = this.clock.now();
     const row: ProviderRow = {

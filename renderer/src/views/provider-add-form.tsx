@@ -88,7 +88,7 @@ export function ProviderAddForm() {
           value={apiKey}
           onChange={setApiKey}
           disabled={apiKeyEnv.trim() !== ''}
-          hint="Sent once to the gateway, then cleared from this form."
+          hint={`${PROVIDER_KIND_INFO[kind].keyRequired ? 'Required (or its environment variable). ' : ''}Sent once to the gateway, then cleared from this form.`}
         />
         <TextField
           label="API key environment variable"
