@@ -187,4 +187,23 @@ describe('the failover loop', () => {
     );
     expect(given).toEqual([undefined, 1_300]);
   });
+
+  it('a first route skipped by its breaker gives the next one no more than the budget', async () => {
+    for (let i = 0; i < 3; i++) fail('a');
+    const failover = new Failover(health, clock);
+    const given: [string, number | undefined][] = [];
+    await expect(
+      failover.run(
+        [route('a'), route('b')],
+        async ({ route: r, timeoutMs }) => {
+          given.push([r.providerId, timeoutMs]);
+          now += 700;
+          throw unreachable();
+        },
+        { budgetMs: 2_000 },
+      ),
+    ).rejects.toBeInstanceOf(ProviderUnreached);
+    // b is tried first, within the budget; then the skipped a, with what is left.
+    expect(given).toEqual([['b', 2_000], ['a', 1_300]]);
+  });
 });

@@ -155,7 +155,8 @@ export class ImageService {
    * name and workflow, within the time of the first route's provider.
    */
   private routed<T>(plan: ImagePlan, run: Run<T>): Promise<T> {
-    const primary = plan.providers.get(plan.entry.routes[0]!.providerId);
+    // The first route that can be called sets the budget (one not configured can use none of it).
+    const primary = plan.entry.routes.map((route) => plan.providers.get(route.providerId)).find((p) => p !== undefined && !(p instanceof GatewayError));
     const budgetMs = primary instanceof GatewayError ? undefined : primary?.imageTimeoutMs;
     return this.failover.run(
       plan.entry.routes,

@@ -26,7 +26,7 @@ function answeredWith(error: unknown): string {
 /** What one try is given besides its route. */
 export interface Attempt {
   route: ModelRoute;
-  /** What remains of the request's budget, on a try after the first (the first has its own timeout, the budget). */
+  /** What remains of the request's budget; undefined on the first try of the first route (its own timeout is the budget). */
   timeoutMs: number | undefined;
   /** Called once the upstream took the work (a job it will run): no other route may be tried after. */
   accepted(): void;
@@ -60,8 +60,9 @@ export class Failover {
       }
       let accepted = false;
       const at = this.clock.now();
-      // The first try has its provider's own timeout, which is the budget; later ones what is left of it.
-      const timeoutMs = tries++ === 0 ? undefined : remaining;
+      // The model's first route, tried first, has its provider's own timeout, which is the budget;
+      // any other try what is left of it (a first route skipped by its breaker gives no more time).
+      const timeoutMs = tries++ === 0 && route === routes[0] ? undefined : remaining;
       try {
         const value = await attempt({ route, timeoutMs, accepted: () => (accepted = true) });
         admission.succeeded(this.clock.now() - at);
