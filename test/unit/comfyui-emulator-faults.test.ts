@@ -117,6 +117,33 @@ describe('ComfyUI emulator: refusals and faults', () => {
     expect(comfy.wsConnections.map((c) => c.clientId)).toEqual(['client-d', 'client-d']);
   });
 
+  test("a prompt's events go only to the client id it was queued with; reconnecting under that id mid-run hears the current node, then the whole progress_state", async () => {
+    const other = await open('client-other');
+    const ws = await open('client-p');
+    const hold = comfy.holdAt(2);
+    const id = (await queuePrompt(textToImage(), 'client-p')).prompt_id;
+    await hold.reached;
+    comfy.dropWebSockets();
+    await Promise.all([ws.gone(), other.gone()]);
+    const again = await open('client-p');
+    const bystander = await open('client-other');
+    // server.py websocket_handler: the running prompt's client gets {node: last_node_id}, with no prompt id.
+    expect((await again.waitFor((m) => m.type === 'executing')).data).toEqual({ node: '3' });
+    hold.release();
+    await again.done(id);
+    // comfy_execution/progress.py: every node that started, so a late listener learns what ran before it came.
+    const state = await again.waitFor((m) => m.type === 'progress_state');
+    expect(state.data.prompt_id).toBe(id);
+    expect(state.data.nodes['3']).toMatchObject({ state: 'running', value: 3, max: 4 });
+    for (const node of ['4', '5', '6', '7']) expect(state.data.nodes[node]).toMatchObject({ state: 'finished' });
+    // The queue's last status broadcast comes before the prompt's final event: the bystander has heard all it will.
+    await bystander.waitFor((m) => m.type === 'status' && m.data.status.exec_info.queue_remaining === 0 && bystander.messages.length > 1);
+    expect(new Set(bystander.messages.map((m) => m.type))).toEqual(new Set(['status']));
+    const aboutPrompt = comfy.wsMessages.filter((m) => (m.data as { prompt_id?: unknown }).prompt_id === id);
+    expect(aboutPrompt.length).toBeGreaterThan(10);
+    expect(new Set(aboutPrompt.map((m) => m.sid))).toEqual(new Set(['client-p']));
+  });
+
   test('feature_flags negotiation switches previews to PREVIEW_IMAGE_WITH_METADATA; HTTP faults', async () => {
     const ws = await open('client-p');
     ws.ws.send(JSON.stringify({ type: 'feature_flags', data: { supports_preview_metadata: true } }));

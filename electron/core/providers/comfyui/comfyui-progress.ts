@@ -2,9 +2,12 @@
 // prompt_id, node}, main.py hijack_progress), one sampler after another, so one bar is made of
 // them: each node that reports steps (or each sampler the workflow has, if more) is an equal
 // share. Cached nodes (execution_cached) will not run and take no share. The percent never
-// goes back, and stays below 100 until the run has ended.
+// goes back, and stays below 100 until the run has ended. `progress_state` (comfy_execution/
+// progress.py, sent as each node starts, steps and finishes) lists every node of the run so far,
+// so a process that starts listening mid-run (after a gateway restart) catches up on the
+// samplers that ran before it did at the next event.
 import type { Workflow } from '../templates/placeholders.js';
-import { nodesOf } from './comfyui-checks.js';
+import { isObject, nodesOf } from './comfyui-checks.js';
 import type { ComfyMessage } from './comfyui-socket.js';
 
 /** Nodes that sample step by step (KSampler, KSamplerAdvanced, SamplerCustom...), not the ones choosing a sampler. */
@@ -35,11 +38,19 @@ export class PromptProgress {
       return this.update();
     }
     if (type === 'progress') {
-      const value = Number(data.value);
-      const max = Number(data.max);
       const node = typeof data.node === 'string' ? data.node : '?';
-      if (!Number.isFinite(value) || !Number.isFinite(max) || max <= 0) return false;
-      this.fractions.set(node, Math.max(this.fractions.get(node) ?? 0, Math.min(1, Math.max(0, value / max))));
+      if (!this.record(node, Number(data.value), Number(data.max))) return false;
+      return this.update();
+    }
+    if (type === 'progress_state' && isObject(data.nodes)) {
+      for (const [id, node] of Object.entries(data.nodes)) {
+        if (!isObject(node)) continue;
+        const max = Number(node.max);
+        // Every node that started is listed, those without steps at max 1: only samplers and
+        // nodes that report steps take a share, as with `progress`.
+        if (!this.samplers.has(id) && !this.fractions.has(id) && !(max > 1)) continue;
+        this.record(id, node.state === 'finished' ? max : Number(node.value), max);
+      }
       return this.update();
     }
     const end = endOf(message);
@@ -48,6 +59,13 @@ export class PromptProgress {
       return true;
     }
     return false;
+  }
+
+  /** A node's steps done; false when they are not numbers. */
+  private record(node: string, value: number, max: number): boolean {
+    if (!Number.isFinite(value) || !Number.isFinite(max) || max <= 0) return false;
+    this.fractions.set(node, Math.max(this.fractions.get(node) ?? 0, Math.min(1, Math.max(0, value / max))));
+    return true;
   }
 
   private update(): boolean {

@@ -2,7 +2,8 @@
 // uploads its references, fills the workflow's placeholders, queues it under a prompt id of the
 // gateway's and follows it on the event stream (progress) and /history (the outcome); the file
 // the workflow saved is read from /view. Video tasks live at the engine under their prompt id,
-// so a gateway restart resumes them by that id alone.
+// so a gateway restart resumes them by that id alone, and hears their progress again under the
+// client id derived from the task (comfyui-follow.ts).
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { invalid } from '../../errors.js';
@@ -19,7 +20,8 @@ import type { UpstreamClient } from '../upstream/upstream-client.js';
 import { ComfyEngine } from './comfyui-engine.js';
 import { LOST, runFailed } from './comfyui-errors.js';
 import { checkReferenceCount, fillWorkflow, imageOutput, outcomeOf, videoOutput, type FillRequest } from './comfyui-mapping.js';
-import { isFinished, PromptProgress } from './comfyui-progress.js';
+import { VideoFollow } from './comfyui-follow.js';
+import { PromptProgress } from './comfyui-progress.js';
 import { ComfySocket, type SocketBackoff } from './comfyui-socket.js';
 import { notMp4Message } from './comfyui-video.js';
 import { waitForEnd, type WaitPolls } from './comfyui-wait.js';
@@ -41,18 +43,13 @@ export interface ComfyProviderOptions {
   socketBackoff?: SocketBackoff;
 }
 
-/** A video prompt queued by this process: its progress from the event stream, and the task it is for. */
-interface VideoWatch {
-  taskId: string;
-  progress: PromptProgress;
-  stop: () => void;
-}
-
 export class ComfyUIProvider extends UpstreamAdapter<UpstreamProviderConfig> implements ImageProvider, VideoProvider {
   readonly kind = 'comfyui';
   private readonly engine: ComfyEngine;
+  /** The image requests' stream, under a client id of this adapter's: an image does not outlive its process. */
   private readonly socket: ComfySocket;
-  private readonly videos = new Map<string, VideoWatch>();
+  /** Video prompts followed by this process, by prompt id. */
+  private readonly videos = new Map<string, VideoFollow>();
   /** Tasks whose prompt the engine lost once in this process: the second time, the task fails. */
   private readonly lostOnce = new Set<string>();
   private readonly listeners = new Set<(taskId: string) => void>();
@@ -162,13 +159,15 @@ export class ComfyUIProvider extends UpstreamAdapter<UpstreamProviderConfig> imp
     const request: FillRequest = { prompt: job.prompt, width: job.width, height: job.height, images: names, video: { seconds: job.seconds, fps: job.fps }, imageParam: 'input_reference' };
     const workflow = fillWorkflow(job.workflow, request);
     let promptId: string = randomUUID();
-    this.follow(promptId, job.taskId, workflow);
+    // Followed before it is queued, so its first steps are not missed.
+    const follow = this.follow(promptId, job.taskId, workflow);
     try {
-      await this.socket.ready(SOCKET_WAIT_MS);
-      const queued = await this.queue(workflow, promptId);
+      await follow.ready(SOCKET_WAIT_MS);
+      const queued = await this.engine.queuePrompt(workflow, follow.clientId, promptId);
       if (queued !== promptId) {
-        this.forget(promptId);
-        this.follow(queued, job.taskId, workflow);
+        this.videos.delete(promptId);
+        follow.retarget(queued);
+        this.videos.set(queued, follow);
         promptId = queued;
       }
       return promptId;
@@ -180,15 +179,17 @@ export class ComfyUIProvider extends UpstreamAdapter<UpstreamProviderConfig> imp
 
   /**
    * Where a prompt stands, from /history (ended) and /queue (pending or running); progress
-   * from the events this process heard. After a restart nothing was heard (the engine sends a
-   * prompt's events to the client that queued it): the task still ends through /history.
+   * from the events this process heard. A prompt this process does not follow yet (queued
+   * before a gateway restart, or by a team instance that died) is followed from here on, under
+   * the client id it was queued with: its percent moves again at the next event the engine
+   * sends, and the first `progress_state` brings back the samplers that ran before.
    */
   async pollVideo(job: VideoJob, upstreamId: string): Promise<VideoPoll> {
     let entry = await this.engine.history(upstreamId);
     if (entry === null) {
       const place = await this.engine.place(upstreamId);
       if (place !== 'absent') {
-        const percent = this.videos.get(upstreamId)?.progress.percent ?? 0;
+        const percent = (this.videos.get(upstreamId) ?? this.follow(upstreamId, job.taskId, job.workflow)).progress.percent;
         return place === 'running' ? { state: 'in_progress', progress: Math.min(99, percent) } : { state: 'queued', progress: 0 };
       }
       entry = await this.engine.history(upstreamId);
@@ -230,16 +231,14 @@ export class ComfyUIProvider extends UpstreamAdapter<UpstreamProviderConfig> imp
     return { state: 'unknown' };
   }
 
-  private follow(promptId: string, taskId: string, workflow: Workflow): void {
-    const progress = new PromptProgress(workflow);
-    const stop = this.socket.watch(promptId, (message) => {
-      const changed = progress.feed(message);
-      // After this one the history holds the outcome, which the next poll reads: the stream is done.
-      const finished = isFinished(message);
-      if (finished) this.videos.get(promptId)?.stop();
-      if (changed || finished) for (const listener of this.listeners) listener(taskId);
-    });
-    this.videos.set(promptId, { taskId, progress, stop });
+  /** Stays in `videos` after the prompt's last event (its percent is read until the task ends), until forget(). */
+  private follow(promptId: string, taskId: string, workflow: Workflow | null): VideoFollow {
+    const changed = () => {
+      for (const listener of this.listeners) listener(taskId);
+    };
+    const follow = new VideoFollow({ base: this.base, logger: this.logger, backoff: this.options.socketBackoff, taskId, workflow, changed }, promptId);
+    this.videos.set(promptId, follow);
+    return follow;
   }
 
   private forget(promptId: string): void {

@@ -1,8 +1,10 @@
 // ComfyUI's event stream, GET /ws?clientId=ID (server.py websocket_handler): JSON text frames
 // {type, data} (status, execution_start, execution_cached, executing, progress, executed,
 // execution_success, execution_error, execution_interrupted, progress_state...) and binary
-// frames (previews), which are ignored. The engine sends a prompt's events to the client id it
-// was queued with, so one connection per adapter serves every prompt it queues.
+// frames (previews), which are ignored. The engine sends a prompt's events only to the client id
+// it was queued with (server.client_id in execution.py and main.py hijack_progress), so one
+// connection serves every prompt queued under its id: the adapter's for images, and one per video
+// task (comfyui-follow.ts) whose id another process can derive to hear the task after a restart.
 //
 // The connection is opened when a prompt is first watched, reconnected with backoff while any
 // is, and closed once none is: an idle gateway holds no socket to the engine. Callers never
@@ -27,8 +29,6 @@ export interface SocketBackoff {
 const DEFAULT_BACKOFF: SocketBackoff = { baseMs: 250, capMs: 10_000 };
 
 export class ComfySocket {
-  /** Random per adapter (and so per process): two gateways on one engine must not take each other's socket. */
-  readonly clientId = randomUUID().replaceAll('-', '');
   private ws: WebSocket | null = null;
   private isOpen = false;
   private retry: NodeJS.Timeout | null = null;
@@ -41,6 +41,11 @@ export class ComfySocket {
     private readonly base: string,
     private readonly logger: Logger,
     private readonly backoff: SocketBackoff = DEFAULT_BACKOFF,
+    /**
+     * Random unless given: ComfyUI keeps one socket per client id (a new connection under an id
+     * replaces the old, which hears nothing more), so two gateways on one engine must not share one.
+     */
+    readonly clientId: string = randomUUID().replaceAll('-', ''),
   ) {}
 
   get open(): boolean {
