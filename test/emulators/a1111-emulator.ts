@@ -137,12 +137,13 @@ export async function startA1111Emulator(options: A1111EmulatorOptions = {}): Pr
         const problem = scriptProblem(flavor, mode, values);
         if (problem) throw new HttpError(422, problem);
         const { sampler, scheduler } = resolveSampler(flavor, (values.sampler_name as string | null) || (values.sampler_index as string | null), values.scheduler as string | null);
-        const record: A1111GenerationRecord = { mode, body: raw as Record<string, unknown>, checkpoint: '', sampler, scheduler, width: 0, height: 0, samplingSteps: 0, seeds: [], images: 0, interrupted: false, status: 'running' };
+        const record: A1111GenerationRecord = { mode, body: raw as Record<string, unknown>, checkpoint: '', sampler, scheduler, initImages: [], width: 0, height: 0, samplingSteps: 0, seeds: [], images: 0, interrupted: false, status: 'running' };
         (mode === 'txt2img' ? txt2img : img2img).push(record);
         const myEpoch = epoch;
         try {
           return await queueLock.run(async () => {
             const initImages = mode === 'img2img' ? await Promise.all((values.init_images as unknown[]).map((x) => decodeImage(String(x)))) : [];
+            record.initImages = initImages;
             if (epoch !== myEpoch) throw new EngineRestarted();
             return json(200, await processImages(deps(myEpoch), { mode, body: record.body, values, sampler, scheduler, initImages }, record));
           });

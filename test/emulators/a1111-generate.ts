@@ -52,6 +52,8 @@ export interface A1111GenerationRecord {
   checkpoint: string;
   sampler: string;
   scheduler: string;
+  /** The init images as the engine decoded them (img2img; empty for txt2img or before decoding). */
+  initImages: InitImage[];
   /** Size of each returned image (grid excluded). */
   width: number;
   height: number;

@@ -4,6 +4,7 @@
 // error shapes in gateway words, interrupt when the client leaves, progress, the provider's own
 // timeout, check and discover, and billing by the estimate.
 import { toFile } from 'openai';
+import sharp from 'sharp';
 import { sdkRefusal } from '../helpers/http.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ModelRecord } from '../../shared/api-types.js';
@@ -90,11 +91,11 @@ describe('check and discover', () => {
     expect(await t.gateway.providerAdmin.check('a1-gone')).toMatchObject({ ok: false, message: expect.stringMatching(/Could not reach the engine at http:\/\/127\.0\.0\.1:9 \(could not connect\)/) });
   });
 
-  it('discover made one image model per checkpoint: the title as upstream model, one reference per edit', async () => {
+  it('discover made one image model per checkpoint: the title as upstream model, three references per edit', async () => {
     for (const checkpoint of a1.checkpoints) {
       const entry = (await t.gateway.catalog.find(`a1/${checkpoint.modelName.toLowerCase()}`))!;
       expect(entry.routes[0]!.upstreamModel).toBe(checkpoint.title);
-      expect(entry.record.capabilities).toMatchObject({ image_generation: true, image_edit: true, max_reference_images: 1 });
+      expect(entry.record.capabilities).toMatchObject({ image_generation: true, image_edit: true, max_reference_images: 3 });
     }
     await expect(t.gateway.providerAdmin.discover('a1-wrong')).rejects.toMatchObject({ code: 'upstream_unavailable', message: expect.stringMatching(/credentials/) });
   });
@@ -155,26 +156,80 @@ describe('generations', () => {
 });
 
 describe('edits', () => {
-  it('three references to a discovered model (one reference): refused before the engine, nothing charged', async () => {
-    const files = await Promise.all([1, 2, 3].map(async (i) => toFile(await makeImage(64, 64), `r${i}.png`, { type: 'image/png' })));
+  const RED = { r: 220, g: 30, b: 30 };
+  const GREEN = { r: 30, g: 200, b: 60 };
+  const BLUE = { r: 30, g: 60, b: 220 };
+  type Colour = typeof RED;
+  const solid = (width: number, height: number, background: Colour) => sharp({ create: { width, height, channels: 3, background } });
+  /** The mean colour of a region, so a JPEG's ringing at the edges does not decide. */
+  const colourOf = async (bytes: Buffer, left: number, width: number, height: number): Promise<Colour> => {
+    const { data, info } = await sharp(bytes).extract({ left, top: 0, width, height }).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+    const sum = [0, 0, 0];
+    for (let i = 0; i < data.length; i += info.channels) for (let c = 0; c < 3; c++) sum[c]! += data[i + c]!;
+    const pixels = info.width * info.height;
+    return { r: Math.round(sum[0]! / pixels), g: Math.round(sum[1]! / pixels), b: Math.round(sum[2]! / pixels) };
+  };
+  const near = (colour: Colour) => ({ r: expect.closeTo(colour.r, -1.5), g: expect.closeTo(colour.g, -1.5), b: expect.closeTo(colour.b, -1.5) });
+
+  it('three references to a discovered model: the engine gets one init image, the three side by side; the answer takes its shape; billed by the estimate', async () => {
+    // Three colours, three sizes; the blue one a 300x150 JPEG stored with EXIF orientation 6, a 150x300 portrait.
+    const refs = [
+      { bytes: await solid(320, 200, RED).png().toBuffer(), name: 'red.png', type: 'image/png' },
+      { bytes: await solid(64, 64, GREEN).png().toBuffer(), name: 'green.png', type: 'image/png' },
+      { bytes: await solid(300, 150, BLUE).jpeg({ quality: 95 }).withMetadata({ orientation: 6 }).toBuffer(), name: 'blue.jpg', type: 'image/jpeg' },
+    ];
+    const files = await Promise.all(refs.map((r) => toFile(r.bytes, r.name, { type: r.type })));
+    const before = await t.gateway.billing.view(key.accountId);
+    const prompt = 'the three of them in one room';
+    const count = a1.img2img.length;
+    const result = await sdk().images.edit({ model: SD15, prompt, image: files });
+
+    expect(a1.img2img.length).toBe(count + 1);
+    const sent = a1.img2img.at(-1)!;
+    // Each scaled to the first one's height (200): 320 + 64 * 200/64 + 150 * 200/300.
+    const widths = [320, 200, 100];
+    expect(sent.body.init_images).toHaveLength(1);
+    expect(sent.initImages).toEqual([expect.objectContaining({ width: 620, height: 200 })]);
+    const init = Buffer.from(String((sent.body.init_images as unknown[])[0]), 'base64');
+    expect(await sharp(init).metadata()).toMatchObject({ format: 'png', width: widths.reduce((a, b) => a + b), height: 200 });
+    // Left, middle, right: each reference's colour over its own width (a margin off the seams).
+    expect(await colourOf(init, 4, widths[0]! - 8, 200)).toEqual(near(RED));
+    expect(await colourOf(init, widths[0]! + 4, widths[1]! - 8, 200)).toEqual(near(GREEN));
+    expect(await colourOf(init, widths[0]! + widths[1]! + 4, widths[2]! - 8, 200)).toEqual(near(BLUE));
+    // Without a size the edit keeps the collage's shape, in multiples of 8 (620 -> 624).
+    expect(sent.body).toMatchObject({ width: 624, height: 200, resize_mode: 1, override_settings: { sd_model_checkpoint: a1.checkpoints.find((c) => c.name.startsWith('v1-5'))!.title } });
+    expect(await decodeB64(result.data![0]!.b64_json!)).toMatchObject({ format: 'png', width: 624, height: 200 });
+
+    // Billed once, by the estimate, as every edit on an engine that reports no usage.
+    const entry = (await t.gateway.catalog.find(SD15))!;
+    const images = refs.map((r) => ({ field: 'image[]', filename: r.name, mime: r.type as 'image/png' | 'image/jpeg', bytes: r.bytes }));
+    const estimate = estimateImageUsage({ model: entry.record, upstreamModel: entry.routes[0]!.upstreamModel, prompt, width: 1024, height: 1024, sizeGiven: false, workflow: null, images });
+    const cost = tokenCostNano(entry.record.pricing, estimate);
+    expect((result.usage as unknown as { cost_usd: string }).cost_usd).toBe(formatUsd(cost));
+    const after = await t.gateway.billing.view(key.accountId);
+    expect(Math.round((Number(before.balance_usd) - Number(after.balance_usd)) * 1e9)).toBe(cost);
+    expect(await holds()).toBe(0);
+  });
+
+  it('a fourth reference is refused before the engine, nothing charged', async () => {
+    const files = await Promise.all([1, 2, 3, 4].map(async (i) => toFile(await makeImage(64, 64), `r${i}.png`, { type: 'image/png' })));
     const count = a1.img2img.length;
     const before = await balance();
     const refused = await sdkRefusal(sdk().images.edit({ model: SD15, prompt: 'merge', image: files }));
-    expect(refused).toMatchObject({ status: 400, code: 'invalid_request', message: expect.stringMatching(/At most 1 reference/) });
+    expect(refused).toMatchObject({ status: 400, code: 'invalid_request', message: expect.stringMatching(/at most 3/i) });
     expect(a1.img2img.length).toBe(count);
     expect(await balance()).toBe(before);
   });
 
-  it("three references to a model allowing three: the first is the init image; the output keeps its size unless one is asked", async () => {
-    await putVariant(SD15, 'a1/sd15-three', 'a1', { max_reference_images: 3, denoising_strength: 0.5 });
-    const refs = [await makeImage(320, 200), await makeImage(64, 64), await makeImage(96, 96)];
-    const files = await Promise.all(refs.map((bytes, i) => toFile(bytes, `r${i}.png`, { type: 'image/png' })));
-    const kept = await sdk().images.edit({ model: 'a1/sd15-three', prompt: 'make it blue', image: files });
+  it("one reference is sent as it came; the output keeps its size unless one is asked; the record's edit strength", async () => {
+    await putVariant(SD15, 'a1/sd15-soft', 'a1', { denoising_strength: 0.5 });
+    const ref = await makeImage(320, 200);
+    const kept = await sdk().images.edit({ model: 'a1/sd15-soft', prompt: 'make it blue', image: await toFile(ref, 'r.png', { type: 'image/png' }) });
     expect(await decodeB64(kept.data![0]!.b64_json!)).toMatchObject({ width: 320, height: 200 });
     const sent = a1.img2img.at(-1)!;
-    expect(sent.body.init_images).toEqual([refs[0]!.toString('base64')]);
-    expect(sent.body).toMatchObject({ denoising_strength: 0.5, width: 320, height: 200, override_settings: { sd_model_checkpoint: a1.checkpoints.find((c) => c.name.startsWith('v1-5'))!.title } });
-    const sized = await sdk().images.edit({ model: 'a1/sd15-three', prompt: 'make it blue', image: files, size: '512x512' });
+    expect(sent.body.init_images).toEqual([ref.toString('base64')]);
+    expect(sent.body).toMatchObject({ denoising_strength: 0.5, width: 320, height: 200 });
+    const sized = await sdk().images.edit({ model: 'a1/sd15-soft', prompt: 'make it blue', image: await toFile(ref, 'r.png', { type: 'image/png' }), size: '512x512' });
     expect(await decodeB64(sized.data![0]!.b64_json!)).toMatchObject({ width: 512, height: 512 });
   });
 });

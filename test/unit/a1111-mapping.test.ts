@@ -4,7 +4,8 @@ import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import type { ModelRecord } from '../../shared/api-types.js';
 import { checkpointName } from '../../electron/core/providers/a1111/a1111-admin.js';
-import { A1111_DEFAULTS, editSize, img2imgBody, imageOfAnswer, infoOf, settingsOf, substitutions, txt2imgBody } from '../../electron/core/providers/a1111/a1111-mapping.js';
+import { editSize } from '../../electron/core/providers/a1111/a1111-init-image.js';
+import { A1111_DEFAULTS, A1111_MAX_REFERENCES, img2imgBody, imageOfAnswer, infoOf, settingsOf, substitutions, txt2imgBody } from '../../electron/core/providers/a1111/a1111-mapping.js';
 import { basicAuth, progressPercent } from '../../electron/core/providers/a1111/a1111-provider.js';
 import { engineImageRecord } from '../../electron/core/providers/engine-records.js';
 import type { ImageEditJob, ImageJob } from '../../electron/core/providers/provider.js';
@@ -14,6 +15,21 @@ const record = (capabilities: Record<string, unknown> = {}): ModelRecord => {
   const base = engineImageRecord({ upstreamModel: 'sdxl.safetensors [31e35c80fc]', name: 'sdxl', maxReferenceImages: 1 }, 'a1/sdxl', 'a1', 0);
   return { ...base, capabilities: { ...base.capabilities, ...capabilities } };
 };
+
+const RED = { r: 220, g: 30, b: 30 };
+const GREEN = { r: 30, g: 200, b: 60 };
+const BLUE = { r: 30, g: 60, b: 220 };
+type Colour = typeof RED;
+
+const solid = (width: number, height: number, background: Colour): Promise<Buffer> => sharp({ create: { width, height, channels: 3, background } }).png().toBuffer();
+const reference = (bytes: Buffer, i = 0) => ({ field: 'image[]', filename: `r${i}.png`, mime: 'image/png' as const, bytes });
+
+/** The colour of one pixel of an image. */
+async function colourAt(bytes: Buffer, x: number, y: number): Promise<Colour> {
+  const { data, info } = await sharp(bytes).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  const at = (y * info.width + x) * info.channels;
+  return { r: data[at]!, g: data[at + 1]!, b: data[at + 2]! };
+}
 
 const job = (over: Partial<ImageJob> = {}): ImageJob => ({
   model: record(),
@@ -63,12 +79,56 @@ describe('a1111 request bodies', () => {
     expect(settingsOf(record({ steps: 2.5 })).steps).toBe(20);
   });
 
-  it('img2img: only the first reference, as bare base64; the requested size when one was given', async () => {
-    const refs = await Promise.all([makeImage(320, 200), makeImage(64, 64), makeImage(96, 96)]);
-    const images = refs.map((bytes, i) => ({ field: 'image[]', filename: `r${i}.png`, mime: 'image/png' as const, bytes }));
-    const body = await img2imgBody({ ...job({ model: record({ denoising_strength: 0.5 }) }), images });
-    expect(body.init_images).toEqual([refs[0]!.toString('base64')]);
+  it("the sampler may be given as sampler_name (the engine's own word) when sampler is not set", () => {
+    expect(settingsOf(record({ sampler_name: 'DPM++ 2M Karras' })).sampler_name).toBe('DPM++ 2M Karras');
+    // sampler wins when both are set; an unusable sampler leaves sampler_name to decide.
+    expect(settingsOf(record({ sampler: 'Euler', sampler_name: 'DPM++ 2M' })).sampler_name).toBe('Euler');
+    expect(settingsOf(record({ sampler: 42, sampler_name: ' DPM++ 2M ' })).sampler_name).toBe('DPM++ 2M');
+    expect(settingsOf(record({ sampler_name: '' })).sampler_name).toBe(A1111_DEFAULTS.sampler);
+    expect(txt2imgBody(job({ model: record({ sampler_name: 'UniPC' }) })).sampler_name).toBe('UniPC');
+  });
+
+  it('img2img with one reference: sent as it came, as bare base64; the requested size when one was given', async () => {
+    const ref = await makeImage(320, 200);
+    const body = await img2imgBody({ ...job({ model: record({ denoising_strength: 0.5 }) }), images: [reference(ref)] });
+    expect(body.init_images).toEqual([ref.toString('base64')]);
     expect(body).toMatchObject({ width: 832, height: 1216, denoising_strength: 0.5, resize_mode: 1, override_settings: { sd_model_checkpoint: 'sdxl.safetensors [31e35c80fc]' } });
+  });
+
+  it('img2img with three references: one init image, the three side by side at the first one\'s height; without a size the edit takes its shape', async () => {
+    expect(A1111_MAX_REFERENCES).toBe(3);
+    const refs = [await solid(320, 200, RED), await solid(64, 64, GREEN), await solid(150, 300, BLUE)];
+    const body = await img2imgBody({ ...job({ sizeGiven: false }), images: refs.map(reference) });
+    expect(body.init_images).toHaveLength(1);
+    const init = Buffer.from(body.init_images[0]!, 'base64');
+    // Heights 200: 320 + 64 * 200/64 + 150 * 200/300 = 320 + 200 + 100.
+    expect(await sharp(init).metadata()).toMatchObject({ format: 'png', width: 620, height: 200 });
+    expect(await colourAt(init, 160, 100)).toEqual(RED);
+    expect(await colourAt(init, 420, 100)).toEqual(GREEN);
+    expect(await colourAt(init, 570, 100)).toEqual(BLUE);
+    // 620 is not a multiple of 8: 624.
+    expect([body.width, body.height]).toEqual([624, 200]);
+    // A size that was asked is kept.
+    const sized = await img2imgBody({ ...job(), images: refs.map(reference) });
+    expect([sized.width, sized.height]).toEqual([832, 1216]);
+  });
+
+  it('img2img with several references: each is turned by its EXIF orientation first, as the engine would', async () => {
+    // A 400x240 picture stored landscape with orientation 6 (rotate 90): a 240x400 portrait.
+    const turned = await sharp(await solid(400, 240, BLUE)).jpeg().withMetadata({ orientation: 6 }).toBuffer();
+    const body = await img2imgBody({ ...job({ sizeGiven: false }), images: [reference(await solid(100, 200, RED)), reference(turned)] });
+    const init = Buffer.from(body.init_images[0]!, 'base64');
+    // Both 200 high once turned: 100 + 240 * 200/400.
+    expect(await sharp(init).metadata()).toMatchObject({ width: 220, height: 200 });
+    expect([body.width, body.height]).toEqual([224, 200]);
+  });
+
+  it('a collage longer than 2048 is sent whole; the edit is fitted to 2048 on its longer side', async () => {
+    const refs = [await solid(1200, 600, RED), await solid(1200, 600, GREEN), await solid(1200, 600, BLUE)];
+    const body = await img2imgBody({ ...job({ sizeGiven: false }), images: refs.map(reference) });
+    expect(await sharp(Buffer.from(body.init_images[0]!, 'base64')).metadata()).toMatchObject({ width: 3600, height: 600 });
+    // 600 * 2048/3600 = 341.3: 344.
+    expect([body.width, body.height]).toEqual([2048, 344]);
   });
 
   it("img2img without a size: the reference's, as the engine sees it (EXIF turned), in multiples of 8, at most 2048", async () => {

@@ -6,7 +6,8 @@
 // Generation settings come from the model record's capabilities when the owner set them:
 //   capabilities.steps              sampling steps, a whole number 1-500       (default 20)
 //   capabilities.cfg_scale          classifier-free guidance, a number 0-50    (default 7)
-//   capabilities.sampler            a sampler name as /sdapi/v1/samplers lists (default 'Euler a')
+//   capabilities.sampler            a sampler name as /sdapi/v1/samplers lists (default 'Euler a');
+//                                   capabilities.sampler_name, the engine's own word, when it is not set
 //   capabilities.denoising_strength edits: how far from the reference, 0-1    (default 0.6)
 // A value of the wrong type or out of range is ignored (the default is used): the engine would
 // refuse it, or worse, run it.
@@ -14,18 +15,16 @@ import type { ModelRecord } from '../../../../shared/api-types.js';
 import { sniffImage } from '../../images/image-sniff.js';
 import type { ImageEditJob, ImageJob } from '../provider.js';
 import { invalidResponse } from '../upstream/upstream-errors.js';
+import { fitEditSize, initImageOf } from './a1111-init-image.js';
 
 export const A1111_DEFAULTS = { steps: 20, cfgScale: 7, sampler: 'Euler a', denoisingStrength: 0.6 } as const;
 
 /**
- * How many reference images an edit uses. img2img takes `init_images`, but with batch_size 1
- * more than one is refused ("bad number of images passed", processing.py init()), and several
- * would be several outputs, not one image from several references: only the first is sent.
+ * How many reference images an edit takes: the engine edits one init image, so several are
+ * combined into one side by side (a1111-init-image.ts). Three: the built-in engine's collage
+ * keeps up to three in a row (more become a grid), and the other local engines take three too.
  */
-export const A1111_MAX_REFERENCES = 1;
-
-/** The longest side of an edit that keeps the reference's size (A1111's own UI maximum). */
-export const MAX_EDIT_SIDE = 2048;
+export const A1111_MAX_REFERENCES = 3;
 
 export interface A1111Settings {
   steps: number;
@@ -63,9 +62,14 @@ export function settingsOf(record: ModelRecord): A1111Settings {
   return {
     steps: Number.isInteger(c.steps) && (c.steps as number) >= 1 && (c.steps as number) <= 500 ? (c.steps as number) : A1111_DEFAULTS.steps,
     cfg_scale: inRange(c.cfg_scale, 0, 50) ?? A1111_DEFAULTS.cfgScale,
-    sampler_name: typeof c.sampler === 'string' && c.sampler.trim() !== '' ? c.sampler.trim() : A1111_DEFAULTS.sampler,
+    // `sampler_name` is what the engine's own API and its users call it: taken too, `sampler` first.
+    sampler_name: samplerOf(c.sampler) ?? samplerOf(c.sampler_name) ?? A1111_DEFAULTS.sampler,
     denoising_strength: inRange(c.denoising_strength, 0, 1) ?? A1111_DEFAULTS.denoisingStrength,
   };
+}
+
+function samplerOf(value: unknown): string | null {
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : null;
 }
 
 function inRange(value: unknown, min: number, max: number): number | null {
@@ -96,40 +100,15 @@ export function txt2imgBody(job: ImageJob): Txt2ImgBody {
 }
 
 export async function img2imgBody(job: ImageEditJob): Promise<Img2ImgBody> {
-  const first = job.images[0];
-  if (!first) throw new Error('an edit without a reference image'); // the image service refuses those first
-  const { width, height } = job.sizeGiven ? job : await editSize(first.bytes);
+  const init = await initImageOf(job.images);
+  // Without a size, the edit keeps its init image's shape: the reference's, or the collage's.
+  const { width, height } = job.sizeGiven ? job : fitEditSize(init.width, init.height);
   return {
     ...txt2imgBody({ ...job, width, height }),
-    init_images: [first.bytes.toString('base64')],
+    init_images: [init.bytes.toString('base64')],
     denoising_strength: settingsOf(job.model).denoising_strength,
     resize_mode: 1,
   };
-}
-
-/**
- * The size of an edit that keeps its reference's: as the engine will see it (it applies the
- * EXIF orientation, images.read -> fix_image), at most MAX_EDIT_SIDE on its longer side, in
- * multiples of 8 (the latent is an eighth of the image).
- */
-export async function editSize(bytes: Buffer): Promise<{ width: number; height: number }> {
-  const { default: sharp } = await import('sharp');
-  let width: number;
-  let height: number;
-  try {
-    const meta = await sharp(bytes).metadata();
-    const turned = (meta.orientation ?? 1) >= 5;
-    width = turned ? meta.height : meta.width;
-    height = turned ? meta.width : meta.height;
-  } catch {
-    // Checked decodable before the job was made; the header is enough here.
-    const sniffed = sniffImage(bytes);
-    if (!sniffed) throw new Error('a reference image the gateway cannot read');
-    ({ width, height } = sniffed);
-  }
-  const scale = Math.min(1, MAX_EDIT_SIDE / Math.max(width, height));
-  const fit = (side: number) => Math.max(64, Math.round((side * scale) / 8) * 8);
-  return { width: fit(width), height: fit(height) };
 }
 
 export interface A1111Image {
