@@ -619,3 +619,30 @@ describe("the studio's gallery that cannot be written", () => {
     }
   });
 });
+
+describe('the studio hearing of a task change while storage is away', () => {
+  it('loses that one event, not the process: nothing is left unhandled', async () => {
+    let heard: ((taskId: string) => void) | undefined;
+    const listen = vi.spyOn(u.t.gateway.scheduler, 'onTaskChange').mockImplementation((listener) => {
+      heard = listener;
+      return () => undefined;
+    });
+    const studio = await createStudio(u.t.gateway, { version: 'test' });
+    listen.mockRestore();
+    const unhandled: unknown[] = [];
+    const hear = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', hear);
+    const read = vi.spyOn(u.t.gateway.videos, 'get').mockRejectedValue(new GatewayError('storage_unavailable', "The gateway's storage is unavailable."));
+    try {
+      heard!('video_gone_while_storage_is_away');
+      await waitFor(async () => read.mock.calls.length > 0 || null);
+      // Node reports a rejection nobody handled once the microtasks of that turn have run.
+      for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
+      expect(unhandled).toEqual([]);
+    } finally {
+      read.mockRestore();
+      process.off('unhandledRejection', hear);
+      studio.dispose();
+    }
+  });
+});

@@ -63,7 +63,11 @@ export async function createStudio(gateway: Gateway, options: StudioOptions): Pr
 
   const unsubscribe = [
     gateway.scheduler.onTaskChange((taskId) => {
-      void ownerVideo(context, taskId).then((video) => video && events.emit('videos.updated', { video }));
+      // A read that fails (the database away) loses this one event, not the process: the next one carries the task whole.
+      void ownerVideo(context, taskId).then(
+        (video) => video && events.emit('videos.updated', { video }),
+        (error: unknown) => gateway.logger.debug({ err: error, taskId }, 'could not read a changed video task for the studio'),
+      );
     }),
     gateway.catalog.onChange(() => events.emit('catalog.changed', {})),
     gateway.billing.onChange((accountId) => events.emit('billing.changed', { account_id: accountId })),
