@@ -4,7 +4,8 @@
 // once, so three serve throughout. The others take the dead one's tasks over when their leases
 // lapse; afterwards every task is terminal and completed, the upstream emulator counts exactly
 // one submission per task, every hold ended exactly once and every ledger balances. A last case
-// runs the default 20 s lease: the tasks move on within 30 s.
+// runs the default 20 s lease: the tasks move on within 30 s, also one whose creation was at the
+// upstream when its instance died.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VideoTask } from '../../shared/api-types.js';
 import { startOpenAIEmulator, type OpenAIEmulator } from '../emulators/index.js';
@@ -117,6 +118,30 @@ describe('the default lease', () => {
     }, 35_000);
     expect(Date.now() - killedAt).toBeLessThan(30_000);
     await until('the task completes', async () => (await slow.db.selectFrom('video_tasks').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status === 'completed', 30_000);
+  }, 90_000);
+
+  it('a task whose creation was at the upstream when its instance died is submitted by another within 30 s, once', async () => {
+    const owner = await teamKey(slow, 'balance', 10);
+    const victim: Served = await slow.start();
+    // The submission is held at the upstream, then dropped unanswered (no job made): the kill lands meanwhile.
+    emulator.inject('POST /v1/videos', { latencyMs: 3_000, reset: true, times: 1 });
+    const since = emulator.requests.length;
+    const creation = postJson(`${victim.baseUrl}/videos`, { model: 'team-video', prompt: 'killed mid-creation', seconds: 4, size: '1280x720' }, owner.token).catch(() => null);
+    await until('the submission at the upstream', async () => emulator.requests.slice(since).some((r) => r.method === 'POST' && r.path === '/v1/videos'), 10_000);
+    const row = await slow.db.selectFrom('video_tasks').select(['id', 'lease_owner']).where('prompt', '=', 'killed mid-creation').executeTakeFirstOrThrow();
+    victim.child.kill('SIGKILL');
+    const killedAt = Date.now();
+    await creation;
+    slow.instances.splice(slow.instances.indexOf(victim), 1);
+    // Its creation had planned minutes before anyone else might submit it: the lapsed lease wins.
+    await until('another instance submits the task', async () => {
+      const now = await slow.db.selectFrom('video_tasks').select(['lease_owner', 'upstream_id']).where('id', '=', row.id).executeTakeFirstOrThrow();
+      return now.lease_owner !== row.lease_owner && now.upstream_id !== null;
+    }, 35_000);
+    expect(Date.now() - killedAt).toBeLessThan(30_000);
+    await until('the task completes', async () => (await slow.db.selectFrom('video_tasks').select('status').where('id', '=', row.id).executeTakeFirstOrThrow()).status === 'completed', 30_000);
+    expect([...emulator.videos.values()].filter((job) => job.prompt === 'killed mid-creation')).toHaveLength(1);
+    expect(await ledgerProblems(slow.db, { requireEnded: true })).toEqual([]);
   }, 90_000);
 
   it('a cleanly stopped instance (SIGTERM) hands its tasks back at once, not after the lease', async () => {

@@ -65,7 +65,8 @@ export class TeamInstance {
       .updateTable('video_tasks')
       .set({ lease_until: until })
       .where('lease_owner', '=', this.id)
-      .where('status', 'in', [...ACTIVE_STATUSES])
+      // Its active tasks, and the ended ones whose upstream cancel it is sending.
+      .where((eb) => eb.or([eb('status', 'in', [...ACTIVE_STATUSES]), eb('upstream_cancel_until', 'is not', null)]))
       .execute();
     await this.sweep(billing);
   }

@@ -14,14 +14,21 @@ export interface TaskLease {
 
 /**
  * Claims up to `limit` due tasks for `lease`: active ones whose next poll is due, or ended ones
- * whose pending upstream cancel is (`cancels`). Oldest due first.
+ * whose pending upstream cancel is (`cancels`), and any of them whose lease lapsed. Oldest due first.
  */
 export async function claimDue(db: Db, lease: TaskLease, which: 'active' | 'cancels', activeStatuses: readonly VideoStatus[], now: number, limit: number): Promise<VideoTaskRow[]> {
+  const lapsed = Date.now();
   let due = db
     .selectFrom('video_tasks')
     .select('id')
-    .where('next_poll_at', '<=', now)
-    .where((eb) => eb.or([eb('lease_owner', 'is', null), eb('lease_owner', '=', lease.owner), eb('lease_until', '<', Date.now())]));
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('next_poll_at', '<=', now), eb.or([eb('lease_owner', 'is', null), eb('lease_owner', '=', lease.owner)])]),
+        // A lease lapsed: its instance died. Its task is due at once, whatever poll or submit
+        // lease it had planned (a creation's is minutes long): it moves on within the lease.
+        eb('lease_until', '<', lapsed),
+      ]),
+    );
   due = which === 'active' ? due.where('status', 'in', [...activeStatuses]) : due.where('upstream_cancel_until', 'is not', null);
   const rows = await db
     .updateTable('video_tasks')
