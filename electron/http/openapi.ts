@@ -32,6 +32,8 @@ export interface RouteDoc {
   multipart?: TSchema;
   /** Takes the Idempotency-Key header. */
   idempotencyKey?: boolean;
+  /** Takes the Range and If-Range headers (a download). */
+  ranges?: boolean;
 }
 
 declare module 'fastify' {
@@ -147,6 +149,12 @@ export function buildOpenApi(routes: readonly RegisteredRoute[], options: OpenAp
         schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
       });
     }
+    if (doc.ranges) {
+      parameters.push(
+        { name: 'Range', in: 'header', required: false, description: 'One byte range (bytes=START-END, bytes=START-, bytes=-SUFFIX): 206, or 416 when it lies past the end. Several ranges, or another unit, are ignored: the whole file (200).', schema: { type: 'string' } },
+        { name: 'If-Range', in: 'header', required: false, description: 'An ETag or Last-Modified date of an earlier answer: the range is honoured only if the file is still that one, else the whole file (200).', schema: { type: 'string' } },
+      );
+    }
     const content: Record<string, unknown> = {};
     if (schema.body) {
       const byType = 'content' in schema.body && !('type' in schema.body) ? (schema.body.content as Record<string, { schema: TSchema }>) : { 'application/json': { schema: schema.body as TSchema } };
@@ -200,7 +208,7 @@ function responsesOf(doc: RouteDoc, components: Components): Record<string, unkn
     const content = answer.schema
       ? { content: { 'application/json': { schema: components.ref(answer.schema) } } }
       : answer.media
-        ? { content: { [answer.media]: { schema: { type: 'string', contentEncoding: 'binary' } } } }
+        ? { content: { [answer.media]: { schema: { type: 'string', format: 'binary' } } } }
         : {};
     responses[status] = { description: answer.description, headers: headersFor(answer.headers), ...content };
   }

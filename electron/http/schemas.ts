@@ -61,9 +61,11 @@ export type VideoContentQuery = Static<typeof VideoContentQuery>;
 // Multipart forms: checked part by part while streaming (multipart-form.ts), so Fastify does not
 // validate them; these describe them, built from the same field tables the readers take.
 
-const uploadFile = Type.String({ contentEncoding: 'binary', description: 'PNG, JPEG or WebP, checked by content.' });
+// `format: binary` is what client generators (openapi-generator, openapi-typescript) read as a
+// file; repeated parts of one name are an array in multipart, one file included.
+const uploadFile = Type.String({ format: 'binary', description: 'PNG, JPEG or WebP, checked by content.' });
 const files = (description: string) =>
-  Type.Union([uploadFile, Type.Array(uploadFile)], { description: `${description} The [] spelling of the name is the same field.` });
+  Type.Array(uploadFile, { minItems: 1, description: `${description} One part per file; the [] spelling of the name is the same field.` });
 
 const textField = (name: string) => Type.String({ description: `Text field ${name}.` });
 const formFields = (names: readonly string[], required: readonly string[]) =>

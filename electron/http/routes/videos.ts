@@ -124,6 +124,7 @@ export function registerVideoRoutes(app: FastifyInstance, gateway: Gateway, guar
           summary: "A completed task's MP4",
           description: 'Single byte ranges are answered with 206; If-Range resumes a download.',
           auth: 'bearer',
+          ranges: true,
           responses: {
             200: { description: 'The whole file.', media: 'video/mp4', headers: ['accept-ranges', 'etag', 'last-modified'] },
             206: { description: 'The range asked for.', media: 'video/mp4', headers: ['accept-ranges', 'content-range', 'etag', 'last-modified'] },
