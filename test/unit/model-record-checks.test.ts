@@ -52,6 +52,9 @@ describe('model records that enter the catalog', () => {
     ['max_task_seconds zero', 'capabilities.max_task_seconds', video((r) => (r.capabilities.max_task_seconds = 0))],
     ['partner_routes of strings', 'capabilities.partner_routes.0', video((r) => (r.capabilities.partner_routes = ['fal-ai/x']))],
     ['an extra key in pricing', 'pricing.foo', image((r) => (r.pricing.foo = 1))],
+    // The API's model schema lists these objects' keys; an extra one would be served undescribed.
+    ['an extra key in modalities', 'modalities.note', image((r) => (r.modalities.note = 1))],
+    ['an extra key in context_window', 'context_window.note', image((r) => (r.context_window.note = 1))],
     ['video: no capabilities', 'capabilities.video_generation', video((r) => (r.capabilities = {}))],
     ['video: pricing_mode token', 'pricing_mode', video((r) => (r.pricing_mode = 'token'))],
     ['video: no video output', 'modalities.output', video((r) => (r.modalities.output = ['image']))],

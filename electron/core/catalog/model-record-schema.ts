@@ -7,11 +7,16 @@ import { MAX_USD_AMOUNT } from '../../../shared/usd-amount.js';
 // would reach it as Infinity and fail every request to the model.
 const Usd = Type.Number({ minimum: 0, maximum: Number(MAX_USD_AMOUNT) });
 
-const RoutePrice = Type.Object({
-  route: Type.String(),
-  request_type: Type.String(),
-  public_price_usd_per_second: Usd,
-});
+// Strict like the record (an unknown key would be served as if it meant something): the API's
+// model schema (http/schemas.ts) describes exactly these keys.
+const RoutePrice = Type.Object(
+  {
+    route: Type.String(),
+    request_type: Type.String(),
+    public_price_usd_per_second: Usd,
+  },
+  { additionalProperties: false },
+);
 
 // Strict: every field of the contract's pricing table is listed, and an unknown key would be
 // served to clients as if it priced something that billing never charges.
@@ -64,11 +69,14 @@ export const ModelRecordSchema = Type.Object(
     model_type: Type.String({ minLength: 1 }),
     pricing_mode: Type.Union([Type.Literal('token'), Type.Literal('second')]),
     pricing: Pricing,
-    modalities: Type.Object({ input: Type.Array(Modality), output: Type.Array(Modality) }),
-    context_window: Type.Object({
-      tokens: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
-      chars: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
-    }),
+    modalities: Type.Object({ input: Type.Array(Modality), output: Type.Array(Modality) }, { additionalProperties: false }),
+    context_window: Type.Object(
+      {
+        tokens: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
+        chars: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
+      },
+      { additionalProperties: false },
+    ),
     usage_based_only: Type.Boolean(),
     stream: Type.Boolean(),
     json_mode: Type.Boolean(),
