@@ -13,7 +13,7 @@ import { makeImage } from '../helpers/images.js';
 import { responseChecker } from '../helpers/openapi-responses.js';
 import { SEED } from './support.js';
 
-type Schema = { type?: string | string[]; properties?: Record<string, Schema>; required?: string[]; anyOf?: Schema[]; $ref?: string; enum?: unknown[]; contentEncoding?: string; items?: Schema };
+type Schema = { type?: string | string[]; properties?: Record<string, Schema>; required?: string[]; anyOf?: Schema[]; $ref?: string; enum?: unknown[]; contentEncoding?: string; format?: string; items?: Schema };
 type Parameter = { name: string; in: string; required?: boolean; schema: Schema };
 type Operation = { parameters?: Parameter[]; requestBody?: { content: Record<string, { schema: Schema }> } };
 type Doc = { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, Schema> } };
@@ -134,7 +134,8 @@ describe('requests generated from the OpenAPI document', () => {
     );
     expect(targets.map((target) => target.path).sort()).toEqual(['/v1/images/edits', '/v1/videos']);
     /** A file field: its schema names binary content (alone, or as the items of an array). */
-    const isFile = (schema: Schema) => (schema.anyOf ?? [schema]).some((option) => option.contentEncoding === 'binary' || option.items?.contentEncoding === 'binary');
+    const binary = (schema: Schema | undefined) => schema?.format === 'binary' || schema?.contentEncoding === 'binary';
+    const isFile = (schema: Schema) => (schema.anyOf ?? [schema]).some((option) => binary(option) || binary(option.items));
     let succeeded = 0;
     for (const target of targets) {
       const properties = target.schema.properties ?? {};
