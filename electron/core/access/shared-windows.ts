@@ -31,7 +31,21 @@ function stateOf(windows: [number, number][], caps: number[], now: number): Rate
 
 const capsOf = (limits: WindowLimits): number[] => [limits.perSecond, limits.perMinute, limits.perHour];
 
+/** How soon a settle that could not be written (the database away) is tried again. */
+const SETTLE_RETRY_MS = 1_000;
+
+interface Settle {
+  principal: string;
+  day: string;
+  tokens: number;
+  usedTokens: number;
+}
+
 export class SharedWindows {
+  /** Settles the database refused: written when it is back, so no hold outlives its request. */
+  private readonly unsettled: Settle[] = [];
+  private retryTimer: NodeJS.Timeout | null = null;
+
   constructor(private readonly store: Store) {}
 
   async admit(principal: string, limits: WindowLimits, now: number): Promise<Admission> {
@@ -96,8 +110,44 @@ export class SharedWindows {
     return { ok: false, used: (row?.used ?? 0) + (row?.held ?? 0) };
   }
 
-  /** Ends a hold of `tokens`, counting `usedTokens` (the request's recorded usage; 0 when it failed). */
+  /**
+   * Ends a hold of `tokens`, counting `usedTokens` (the request's recorded usage; 0 when it
+   * failed). Never throws: one the database refuses is kept and written again until it goes in.
+   */
   async settleTokens(principal: string, day: string, tokens: number, usedTokens: number): Promise<void> {
+    const settle = { principal, day, tokens, usedTokens };
+    await this.writeSettle(settle).catch(() => {
+      this.unsettled.push(settle);
+      this.retryLater();
+    });
+  }
+
+  /** Settles still waiting for the database (for tests and the log). */
+  get pendingSettles(): number {
+    return this.unsettled.length;
+  }
+
+  private retryLater(): void {
+    if (this.retryTimer) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      void this.retryUnsettled();
+    }, SETTLE_RETRY_MS);
+    this.retryTimer.unref();
+  }
+
+  private async retryUnsettled(): Promise<void> {
+    while (this.unsettled.length > 0) {
+      try {
+        await this.writeSettle(this.unsettled[0]!);
+        this.unsettled.shift();
+      } catch {
+        return this.retryLater();
+      }
+    }
+  }
+
+  private async writeSettle({ principal, day, tokens, usedTokens }: Settle): Promise<void> {
     await this.store.db
       .updateTable('daily_tokens')
       .set((eb) => ({ held: eb('held', '-', tokens), used: eb('used', '+', usedTokens) }))
