@@ -11,6 +11,14 @@ const REASONS: [RegExp, string][] = [
   [/^SQLITE_(IOERR|CANTOPEN|CORRUPT|NOTADB|PROTOCOL)/, 'the database file cannot be read or written'],
   // Team mode: PostgreSQL away (pg-dialect.ts raises this for every connection loss).
   [/^MGW_DB_UNREACHABLE$/, 'the database server cannot be reached; the gateway reconnects when it is back'],
+  // PostgreSQL's SQLSTATEs for a server that is there but cannot take the work.
+  [/^25006$/, 'the database server is read-only (a standby, or set so)'],
+  [/^53100$/, 'the disk of the database server is full'],
+  [/^53(200|400)$/, 'the database server is out of memory or at a configured limit'],
+  [/^57014$/, 'a database statement was cancelled (a statement timeout)'],
+  [/^(40001|40P01|55P03)$/, 'the database was busy with a conflicting change; retry'],
+  [/^42501$/, 'the database user lacks the rights the gateway needs'],
+  [/^(58\w{3}|XX00[12])$/, 'the database server reported an I/O error or corrupted data'],
 ];
 
 /** File system errors of the data dir (reference uploads, outputs, the gallery, the dir itself). */
