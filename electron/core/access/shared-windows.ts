@@ -52,19 +52,21 @@ export class SharedWindows {
     const caps = capsOf(limits);
     const [s, m, h] = startsAt(now);
     // A request that read the clock just before a window turned, but lands after one that saw the
-    // new window, counts in the new one: a window never goes back to an older start (which would
-    // reset its count and let one more through).
-    const counted = (col: string, start: string) => sql.raw(`case when r.${start} >= excluded.${start} then r.${col} else 0 end`);
-    const latest = (start: string) => sql.raw(`greatest(r.${start}, excluded.${start})`);
+    // new window, counts in the new one: a window does not go back to an older start (which would
+    // reset its count and let one more through). A stored start more than one span ahead is a
+    // clock that went back: the window starts again.
+    const ahead = (start: string, span: number) => `r.${start} >= excluded.${start} and r.${start} <= excluded.${start} + ${span}`;
+    const counted = (col: string, start: string, span: number) => sql.raw(`case when ${ahead(start, span)} then r.${col} else 0 end`);
+    const latest = (start: string, span: number) => sql.raw(`case when ${ahead(start, span)} then r.${start} else excluded.${start} end`);
     const admitted = caps.every((cap) => cap >= 1)
       ? await sql<WindowRow>`
           insert into rate_windows as r (principal, s_start, s_count, m_start, m_count, h_start, h_count)
           values (${principal}, ${s}, 1, ${m}, 1, ${h}, 1)
           on conflict (principal) do update set
-            s_count = ${counted('s_count', 's_start')} + 1, s_start = ${latest('s_start')},
-            m_count = ${counted('m_count', 'm_start')} + 1, m_start = ${latest('m_start')},
-            h_count = ${counted('h_count', 'h_start')} + 1, h_start = ${latest('h_start')}
-          where ${counted('s_count', 's_start')} < ${caps[0]} and ${counted('m_count', 'm_start')} < ${caps[1]} and ${counted('h_count', 'h_start')} < ${caps[2]}
+            s_count = ${counted('s_count', 's_start', SPANS[0])} + 1, s_start = ${latest('s_start', SPANS[0])},
+            m_count = ${counted('m_count', 'm_start', SPANS[1])} + 1, m_start = ${latest('m_start', SPANS[1])},
+            h_count = ${counted('h_count', 'h_start', SPANS[2])} + 1, h_start = ${latest('h_start', SPANS[2])}
+          where ${counted('s_count', 's_start', SPANS[0])} < ${caps[0]} and ${counted('m_count', 'm_start', SPANS[1])} < ${caps[1]} and ${counted('h_count', 'h_start', SPANS[2])} < ${caps[2]}
           returning s_start, s_count, m_start, m_count, h_start, h_count`.execute(this.store.db)
       : { rows: [] };
     const row = admitted.rows[0];
